@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "enlog",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "enlog", targets: ["enlog"]),
+        .library(name: "ENLogKit", targets: ["ENLogKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(
+            name: "ENLogKit",
+            dependencies: ["CLibXML2"],
+            resources: [
+                .embedInCode("ENML/DTD/enml2.dtd"),
+                .embedInCode("ENML/DTD/xhtml-lat1.ent"),
+                .embedInCode("ENML/DTD/xhtml-special.ent"),
+                .embedInCode("ENML/DTD/xhtml-symbol.ent"),
+            ]
+        ),
+        .executableTarget(
+            name: "enlog",
+            dependencies: [
+                "ENLogKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "ENLogKitTests",
+            dependencies: ["ENLogKit"]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,15 @@
+#ifndef ENLOG_CLIBXML2_SHIM_H
+#define ENLOG_CLIBXML2_SHIM_H
+// Debian's libxml2 is built with ICU; its headers then pull in ICU types that clash with the
+// copy Foundation carries ("'UErrorCode' has different definitions"). Nothing here needs ICU.
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/tree.h>
+#include <libxml/valid.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlIO.h>
+#include <libxml/uri.h>
+#include <libxml/SAX2.h>
+#endif

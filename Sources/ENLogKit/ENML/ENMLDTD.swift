@@ -1,0 +1,59 @@
+import CLibXML2
+import Foundation
+
+/// The ENML 2 DTD and the three XHTML entity sets it includes, compiled into the binary and handed
+/// to libxml2 from memory, so validation never reads a file or touches the network.
+enum ENMLDTD {
+    static let systemID = "http://xml.evernote.com/pub/enml2.dtd"
+    static let rootElement = "en-note"
+
+    /// URL → bytes for every external entity an ENML document may load. The pointers live as long
+    /// as the process: libxml2 reads them without copying.
+    private static let resources: [String: UnsafeBufferPointer<UInt8>] = {
+        func pinned(_ bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
+            let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = storage.initialize(from: bytes)
+            return UnsafeBufferPointer(storage)
+        }
+        let w3c = "http://www.w3.org/TR/xhtml1/DTD/"
+        return [
+            systemID: pinned(PackageResources.enml2_dtd),
+            w3c + "xhtml-lat1.ent": pinned(PackageResources.xhtml_lat1_ent),
+            w3c + "xhtml-special.ent": pinned(PackageResources.xhtml_special_ent),
+            w3c + "xhtml-symbol.ent": pinned(PackageResources.xhtml_symbol_ent),
+        ]
+    }()
+
+    /// Installs the loader once per process; libxml2's loader hook is process-wide.
+    static let installed: Void = {
+        xmlInitParser()
+        xmlSetExternalEntityLoader(loadEmbeddedEntity)
+    }()
+
+    static func resource(for url: String) -> UnsafeBufferPointer<UInt8>? {
+        resources[url] ?? resources[url.replacingOccurrences(of: "https://", with: "http://")]
+    }
+}
+
+/// Replaces libxml2's loader, and with it XML_PARSE_NONET's check: anything that is not one of
+/// the embedded files is refused, local paths included, so a note cannot make us read a file.
+private let loadEmbeddedEntity: xmlExternalEntityLoader = { url, publicID, context in
+    let requested = url.map { String(cString: $0) } ?? publicID.map { String(cString: $0) } ?? "(unnamed)"
+    guard let resource = ENMLDTD.resource(for: requested) else {
+        if let context, let collector = ENMLValidationRun.current(of: context) {
+            collector.refusedEntity(requested, context: context)
+        }
+        return nil
+    }
+    guard let buffer = resource.baseAddress.flatMap({ base in
+        base.withMemoryRebound(to: CChar.self, capacity: resource.count) {
+            xmlParserInputBufferCreateMem($0, Int32(resource.count), XML_CHAR_ENCODING_NONE)
+        }
+    }) else { return nil }
+    guard let input = xmlNewIOInputStream(context, buffer, XML_CHAR_ENCODING_NONE) else {
+        xmlFreeParserInputBuffer(buffer)
+        return nil
+    }
+    input.pointee.filename = UnsafePointer(strdup(requested))
+    return input
+}

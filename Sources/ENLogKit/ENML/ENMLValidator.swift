@@ -1,0 +1,168 @@
+import CLibXML2
+import Foundation
+
+/// Says, offline, what Evernote's service would say about a note's ENML: libxml2 parses and
+/// validates against the embedded ENML 2 DTD during the parse (so errors carry line and column),
+/// then the rules the DTD cannot express are applied.
+///
+/// Each call is synchronous and self-contained, so any number of threads may validate at once.
+public struct ENMLValidator: Sendable {
+    public init() {
+        _ = ENMLDTD.installed
+    }
+
+    public func validate(_ text: String) -> ENMLReport {
+        var text = text
+        return text.withUTF8 { validate(bytes: $0) }
+    }
+
+    public func validate(_ data: Data) -> ENMLReport {
+        data.withUnsafeBytes { validate(bytes: $0.bindMemory(to: UInt8.self)) }
+    }
+
+    public func validate(bytes: UnsafeBufferPointer<UInt8>) -> ENMLReport {
+        let scan = ENMLTextScan(bytes)
+        guard scan.isUTF8 else { return ENMLReport(diagnostics: scan.diagnostics) }
+        guard bytes.count <= Int(Int32.max), let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1) else {
+            return ENMLReport(diagnostics: scan.diagnostics)
+        }
+        let run = ENMLValidationRun(controlCharactersReported: scan.hasControlCharacters)
+        run.parse(base, count: bytes.count)
+        return ENMLReport(diagnostics: (scan.diagnostics + run.diagnostics).sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+    }
+}
+
+/// The state of one parse: libxml2's C callbacks find it again through the parser context.
+final class ENMLValidationRun {
+    private(set) var diagnostics: [ENMLDiagnostic] = []
+    private let controlCharactersReported: Bool
+
+    private static let options = Int32(bitPattern: XML_PARSE_DTDLOAD.rawValue | XML_PARSE_DTDVALID.rawValue
+        | XML_PARSE_NONET.rawValue | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NODICT.rawValue)
+
+    init(controlCharactersReported: Bool) {
+        self.controlCharactersReported = controlCharactersReported
+    }
+
+    static func current(of context: xmlParserCtxtPtr) -> ENMLValidationRun? {
+        context.pointee._private.map { Unmanaged<ENMLValidationRun>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    func parse(_ base: UnsafePointer<UInt8>, count: Int) {
+        guard let context = xmlNewParserCtxt() else {
+            diagnostics.append(ENMLDiagnostic(line: 0, column: 0, code: .xmlSyntax, message: "out of memory creating the XML parser"))
+            return
+        }
+        defer { xmlFreeParserCtxt(context) }
+        let unmanaged = Unmanaged.passUnretained(self)
+        context.pointee._private = unmanaged.toOpaque()
+        context.pointee.sax.pointee.startElementNs = startElementAndCheckRules
+        // libxml2's structured error handler is per thread: install ours for this parse only.
+        xmlSetStructuredErrorFunc(unmanaged.toOpaque(), collectLibXMLError)
+        defer { xmlSetStructuredErrorFunc(nil, nil) }
+
+        let document = base.withMemoryRebound(to: CChar.self, capacity: count) {
+            xmlCtxtReadMemory(context, $0, Int32(count), nil, nil, Self.options)
+        }
+        guard let document else { return }
+        checkDoctype(document, source: UnsafeBufferPointer(start: base, count: count))
+        if let encoding = document.pointee.encoding.map({ String(cString: $0) }),
+           encoding.uppercased() != "UTF-8", encoding.uppercased() != "UTF8" {
+            diagnostics.append(ENMLDiagnostic(line: 1, column: 0, code: .notUTF8Encoding,
+                                              message: "the XML declaration names encoding '\(encoding)'; ENML must be UTF-8"))
+        }
+        xmlFreeDoc(document)
+    }
+
+    private func checkDoctype(_ document: xmlDocPtr, source: UnsafeBufferPointer<UInt8>) {
+        let expected = "<!DOCTYPE \(ENMLDTD.rootElement) SYSTEM \"\(ENMLDTD.systemID)\">"
+        guard let doctype = document.pointee.intSubset else {
+            let line = xmlDocGetRootElement(document).map { Int(xmlGetLineNo($0)) } ?? 1
+            diagnostics.append(ENMLDiagnostic(line: max(line, 1), column: 0, code: .missingDoctype,
+                                              message: "missing DOCTYPE; ENML must declare \(expected)"))
+            return
+        }
+        let line = Self.lineOfDoctype(in: source)
+        let name = doctype.pointee.name.map { String(cString: $0) } ?? ""
+        let systemID = doctype.pointee.SystemID.map { String(cString: $0) } ?? ""
+        if name != ENMLDTD.rootElement || systemID != ENMLDTD.systemID {
+            diagnostics.append(ENMLDiagnostic(line: line, column: 0, code: .wrongDoctype,
+                                              message: "DOCTYPE names '\(name)' \"\(systemID)\"; ENML must declare \(expected)"))
+        } else if document.pointee.extSubset == nil {
+            diagnostics.append(ENMLDiagnostic(line: line, column: 0, code: .wrongDoctype,
+                                              message: "the ENML DTD could not be applied, so the note was not validated"))
+        }
+        if doctype.pointee.children != nil {
+            diagnostics.append(ENMLDiagnostic(line: line, column: 0, code: .internalSubset,
+                                              message: "an internal DTD subset ([...] in the DOCTYPE) is not allowed in ENML"))
+        }
+    }
+
+    private static func lineOfDoctype(in source: UnsafeBufferPointer<UInt8>) -> Int {
+        let marker = Array("<!DOCTYPE".utf8)
+        var line = 1
+        var index = 0
+        while index + marker.count <= source.count {
+            let byte = source[index]
+            if byte == 0x0A { line += 1 } else if byte == marker[0] && source[index..<(index + marker.count)].elementsEqual(marker) { return line }
+            index += 1
+        }
+        return 1
+    }
+
+    fileprivate func record(_ error: xmlError) {
+        let code = Int32(error.code)
+        if controlCharactersReported && code == Int32(XML_ERR_INVALID_CHAR.rawValue) { return }
+        // The DOCTYPE checks above say the same thing more usefully.
+        if code == Int32(XML_DTD_NO_DTD.rawValue) { return }
+        let domain = error.domain
+        let isValidity = domain == Int32(XML_FROM_VALID.rawValue) || domain == Int32(XML_FROM_DTD.rawValue)
+        let message = error.message.map { String(cString: $0) }?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "libxml2 error \(code)"
+        diagnostics.append(ENMLDiagnostic(
+            severity: error.level == XML_ERR_WARNING ? .warning : .error,
+            line: Int(error.line), column: Int(error.int2),
+            code: isValidity ? .dtdValidity : .xmlSyntax, message: message))
+    }
+
+    func refusedEntity(_ url: String, context: xmlParserCtxtPtr) {
+        let position = Self.position(of: context)
+        diagnostics.append(ENMLDiagnostic(line: position.line, column: position.column, code: .wrongDoctype,
+                                          message: "external entity '\(url)' refused: ENML may refer only to the ENML 2 DTD"))
+    }
+
+    fileprivate func checkRules(of element: xmlNodePtr, context: xmlParserCtxtPtr) {
+        guard let name = element.pointee.name.map({ String(cString: $0) }) else { return }
+        var attributes: [(name: String, value: String)] = []
+        var attribute = element.pointee.properties
+        while let current = attribute {
+            if let attributeName = current.pointee.name, let value = xmlNodeListGetString(element.pointee.doc, current.pointee.children, 1) {
+                attributes.append((String(cString: attributeName), String(cString: value)))
+                xmlFree(value)
+            }
+            attribute = current.pointee.next
+        }
+        guard !attributes.isEmpty else { return }
+        let position = Self.position(of: context)
+        ENMLRules.check(element: name, attributes: attributes, line: position.line, column: position.column, into: &diagnostics)
+    }
+
+    private static func position(of context: xmlParserCtxtPtr) -> (line: Int, column: Int) {
+        guard let input = context.pointee.input else { return (0, 0) }
+        return (Int(input.pointee.line), Int(input.pointee.col))
+    }
+}
+
+private let collectLibXMLError: xmlStructuredErrorFunc = { userData, error in
+    guard let userData, let error else { return }
+    Unmanaged<ENMLValidationRun>.fromOpaque(userData).takeUnretainedValue().record(error.pointee)
+}
+
+private let startElementAndCheckRules: startElementNsSAX2Func = {
+    context, localName, prefix, uri, namespaceCount, namespaces, attributeCount, defaultedCount, attributes in
+    xmlSAX2StartElementNs(context, localName, prefix, uri, namespaceCount, namespaces, attributeCount, defaultedCount, attributes)
+    guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self),
+          let element = parser.pointee.node,
+          let run = ENMLValidationRun.current(of: parser) else { return }
+    run.checkRules(of: element, context: parser)
+}

@@ -1,0 +1,3 @@
+public enum ENLogVersion {
+    public static let current = "0.1.0"
+}

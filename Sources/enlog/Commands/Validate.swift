@@ -1,0 +1,39 @@
+import ArgumentParser
+import ENLogKit
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate ENML notes offline, as Evernote's service would.",
+        discussion: """
+            Problems are printed to stderr as PATH:LINE:COL: error: MESSAGE.
+            Exit status: 0 all valid, 1 some invalid, 2 usage or unreadable file.
+            """
+    )
+
+    @Flag(help: "Print one JSON document on stdout describing every file.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing on stderr; only the exit status tells.")
+    var quiet = false
+
+    @Argument(help: "ENML files, directories (searched for *.enml), or - for stdin.")
+    var paths: [String]
+
+    func validate() throws {
+        guard !paths.isEmpty else { throw ValidationError("name at least one file, directory or -") }
+    }
+
+    func run() throws {
+        let results = ENMLBatchValidator().validate(paths: paths)
+        if !quiet {
+            for result in results {
+                for line in ENMLReportFormat.compilerLines(for: result) { Terminal.standardError(line) }
+            }
+        }
+        if json { Terminal.standardOutput(try ENMLReportFormat.json(for: results)) }
+        if results.contains(where: { if case .failure = $0.outcome { true } else { false } }) {
+            throw ExitStatus.usage.exitCode
+        }
+        if !results.allSatisfy(\.isValid) { throw ExitStatus.invalidInput.exitCode }
+    }
+}
