@@ -38,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ENLogKitTests",
-            dependencies: ["ENLogKit"]
+            dependencies: ["ENLogKit", "enlog"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -7,7 +7,18 @@ import Foundation
 ///
 /// Each call is synchronous and self-contained, so any number of threads may validate at once.
 public struct ENMLValidator: Sendable {
-    public init() {
+    public enum Rules: Sendable {
+        /// Everything the service checks: the DTD and the rules beyond it.
+        case evernote
+        /// Only what a validating XML parser checks with the ENML DTD (what `xmllint --valid`
+        /// says): for cross-checking against independent tools.
+        case dtdOnly
+    }
+
+    public let rules: Rules
+
+    public init(rules: Rules = .evernote) {
+        self.rules = rules
         _ = ENMLDTD.installed
     }
 
@@ -26,21 +37,26 @@ public struct ENMLValidator: Sendable {
         guard bytes.count <= Int(Int32.max), let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1) else {
             return ENMLReport(diagnostics: scan.diagnostics)
         }
-        let run = ENMLValidationRun(controlCharactersReported: scan.hasControlCharacters)
+        let beyondDTD = rules == .evernote
+        let run = ENMLValidationRun(applyRulesBeyondDTD: beyondDTD,
+                                    controlCharactersReported: beyondDTD && scan.hasControlCharacters)
         run.parse(base, count: bytes.count)
-        return ENMLReport(diagnostics: (scan.diagnostics + run.diagnostics).sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+        let diagnostics = (beyondDTD ? scan.diagnostics : []) + run.diagnostics
+        return ENMLReport(diagnostics: diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
     }
 }
 
 /// The state of one parse: libxml2's C callbacks find it again through the parser context.
 final class ENMLValidationRun {
     private(set) var diagnostics: [ENMLDiagnostic] = []
+    private let applyRulesBeyondDTD: Bool
     private let controlCharactersReported: Bool
 
     private static let options = Int32(bitPattern: XML_PARSE_DTDLOAD.rawValue | XML_PARSE_DTDVALID.rawValue
         | XML_PARSE_NONET.rawValue | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NODICT.rawValue)
 
-    init(controlCharactersReported: Bool) {
+    init(applyRulesBeyondDTD: Bool, controlCharactersReported: Bool) {
+        self.applyRulesBeyondDTD = applyRulesBeyondDTD
         self.controlCharactersReported = controlCharactersReported
     }
 
@@ -56,7 +72,9 @@ final class ENMLValidationRun {
         defer { xmlFreeParserCtxt(context) }
         let unmanaged = Unmanaged.passUnretained(self)
         context.pointee._private = unmanaged.toOpaque()
-        context.pointee.sax.pointee.startElementNs = startElementAndCheckRules
+        if applyRulesBeyondDTD {
+            context.pointee.sax.pointee.startElementNs = startElementAndCheckRules
+        }
         // libxml2's structured error handler is per thread: install ours for this parse only.
         xmlSetStructuredErrorFunc(unmanaged.toOpaque(), collectLibXMLError)
         defer { xmlSetStructuredErrorFunc(nil, nil) }
@@ -65,13 +83,13 @@ final class ENMLValidationRun {
             xmlCtxtReadMemory(context, $0, Int32(count), nil, nil, Self.options)
         }
         guard let document else { return }
+        defer { xmlFreeDoc(document) }
         checkDoctype(document, source: UnsafeBufferPointer(start: base, count: count))
-        if let encoding = document.pointee.encoding.map({ String(cString: $0) }),
+        if applyRulesBeyondDTD, let encoding = document.pointee.encoding.map({ String(cString: $0) }),
            encoding.uppercased() != "UTF-8", encoding.uppercased() != "UTF8" {
             diagnostics.append(ENMLDiagnostic(line: 1, column: 0, code: .notUTF8Encoding,
                                               message: "the XML declaration names encoding '\(encoding)'; ENML must be UTF-8"))
         }
-        xmlFreeDoc(document)
     }
 
     private func checkDoctype(_ document: xmlDocPtr, source: UnsafeBufferPointer<UInt8>) {
@@ -92,7 +110,7 @@ final class ENMLValidationRun {
             diagnostics.append(ENMLDiagnostic(line: line, column: 0, code: .wrongDoctype,
                                               message: "the ENML DTD could not be applied, so the note was not validated"))
         }
-        if doctype.pointee.children != nil {
+        if applyRulesBeyondDTD, doctype.pointee.children != nil {
             diagnostics.append(ENMLDiagnostic(line: line, column: 0, code: .internalSubset,
                                               message: "an internal DTD subset ([...] in the DOCTYPE) is not allowed in ENML"))
         }
