@@ -53,7 +53,7 @@ final class ENMLValidationRun {
     private let controlCharactersReported: Bool
 
     private static let options = Int32(bitPattern: XML_PARSE_DTDLOAD.rawValue | XML_PARSE_DTDVALID.rawValue
-        | XML_PARSE_NONET.rawValue | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NODICT.rawValue)
+        | XML_PARSE_NONET.rawValue | XML_PARSE_BIG_LINES.rawValue)
 
     init(applyRulesBeyondDTD: Bool, controlCharactersReported: Bool) {
         self.applyRulesBeyondDTD = applyRulesBeyondDTD
@@ -75,6 +75,7 @@ final class ENMLValidationRun {
         if applyRulesBeyondDTD {
             context.pointee.sax.pointee.startElementNs = startElementAndCheckRules
         }
+        context.pointee.sax.pointee.externalSubset = loadExternalSubsetWithoutCheckingIt
         // libxml2's structured error handler is per thread: install ours for this parse only.
         xmlSetStructuredErrorFunc(unmanaged.toOpaque(), collectLibXMLError)
         defer { xmlSetStructuredErrorFunc(nil, nil) }
@@ -174,6 +175,17 @@ final class ENMLValidationRun {
 private let collectLibXMLError: xmlStructuredErrorFunc = { userData, error in
     guard let userData, let error else { return }
     Unmanaged<ENMLValidationRun>.fromOpaque(userData).takeUnretainedValue().record(error.pointee)
+}
+
+/// libxml2 validates every declaration of the DTD each time it loads it, which costs as much as
+/// validating a small note; the embedded DTD is fixed (and checked once by the test suite), so it
+/// is loaded with validation off and the document itself validated as usual.
+private let loadExternalSubsetWithoutCheckingIt: externalSubsetSAXFunc = { context, name, externalID, systemID in
+    guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self) else { return }
+    let validate = parser.pointee.validate
+    parser.pointee.validate = 0
+    xmlSAX2ExternalSubset(context, name, externalID, systemID)
+    parser.pointee.validate = validate
 }
 
 private let startElementAndCheckRules: startElementNsSAX2Func = {
