@@ -10,6 +10,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
@@ -21,7 +24,12 @@ let package = Package(
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .target(
             name: "ENLogKit",
-            dependencies: ["CLibXML2"],
+            dependencies: [
+                "CLibXML2",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
             resources: [
                 .embedInCode("ENML/DTD/enml2.dtd"),
                 .embedInCode("ENML/DTD/xhtml-lat1.ent"),

@@ -26,6 +26,8 @@ final class TemporaryDirectory {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
     func file(_ name: String, contents: String) throws -> URL {
         let file = url.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -33,7 +35,11 @@ final class TemporaryDirectory {
         return file
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        // Tests may leave it read-only on purpose.
+        _ = chmod(url.path, 0o755)
+        try? FileManager.default.removeItem(at: url)
+    }
 }
 
 /// The outcome of running a program to completion.

@@ -1,0 +1,307 @@
+import Foundation
+import GRDB
+
+/// The durable queue of notes waiting for upload, plus the history of every logged fix.
+///
+/// Safe to use from several processes at once: SQLite in WAL mode serialises writers, and a
+/// writer that finds the database busy waits up to `busyTimeout` before failing with
+/// `OutboxError.locked`. Every method is one transaction.
+public struct OutboxStore: Sendable {
+    public let path: String
+    public let busyTimeout: TimeInterval
+    private let pool: DatabasePool
+
+    public static let defaultBusyTimeout: TimeInterval = 5
+
+    /// Opens (creating when needed) the outbox at `path` and brings its schema up to date.
+    ///
+    /// - Parameter readOnly: open without ever writing: for listing; fails with
+    ///   `notInitialized` when no enlog has created the outbox yet.
+    public init(path: String, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout,
+                readOnly: Bool = false) throws(OutboxError) {
+        self.path = path
+        self.busyTimeout = busyTimeout
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !readOnly {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                let detail = (error as NSError).localizedFailureReason ?? error.localizedDescription
+                throw access(Self.existingAncestor(of: directory), W_OK) != 0
+                    ? .readOnly(path: path, detail: "cannot create directory \(directory)")
+                    : .cannotOpen(path: path, detail: "cannot create directory \(directory): \(detail)")
+            }
+        }
+
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "enlog.outbox"
+        configuration.prepareDatabase { db in
+            // A queued note is the only copy of the user's entry until upload: pay one fsync
+            // per commit so that a power cut cannot lose a note `log` reported as saved.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+        try prepareSchema(readOnly: readOnly)
+    }
+
+    private func prepareSchema(readOnly: Bool) throws(OutboxError) {
+        let migrator = OutboxSchema.migrator
+        do {
+            let (complete, superseded) = try pool.read { db in
+                (try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
+            }
+            if superseded { throw OutboxError.newerSchema(path: path) }
+            if complete { return }
+            if readOnly { throw OutboxError.notInitialized(path: path) }
+            do {
+                try migrator.migrate(pool)
+            } catch {
+                // Two processes opening a new outbox together both see "v1" missing; the loser's
+                // CREATE TABLE then fails. That is fine when the winner completed the schema.
+                let completedByAnother = try pool.read { try migrator.hasCompletedMigrations($0) }
+                if !completedByAnother { throw error }
+            }
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private static func existingAncestor(of directory: String) -> String {
+        var url = URL(fileURLWithPath: directory)
+        while !FileManager.default.fileExists(atPath: url.path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }
+
+    // MARK: Writing
+
+    /// Stores `fix` in the history and `note` in the outbox, both or neither.
+    @discardableResult
+    public func enqueue(fix: Fix, note draft: NoteDraft, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await write { db in
+            var fixRecord = FixRecord(fix, createdAt: now)
+            try fixRecord.insert(db)
+            var note = OutboxNote(draft: draft, fix: fixRecord, fixId: fixRecord.id!, now: now)
+            do {
+                try note.insert(db)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw OutboxError.duplicateNote(uid: draft.uid)
+            }
+            return try Self.stored(note, db)
+        }
+    }
+
+    /// pending or failed → sending; counts the attempt.
+    @discardableResult
+    public func markSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .markSending, allowedFrom: [.pending, .failed]) { note in
+            note.state = .sending
+            note.attempts += 1
+            note.lastAttemptAt = now
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// sending → synced, recording what Evernote returned.
+    @discardableResult
+    public func markSynced(_ id: Int64, guid: String, usn: Int64?, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .markSynced, allowedFrom: [.sending]) { note in
+            note.state = .synced
+            note.guid = guid
+            note.usn = usn
+            note.lastError = nil
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// sending → failed; the note becomes due again at `retryAt`, by default after an
+    /// exponential backoff on the number of attempts.
+    @discardableResult
+    public func markFailed(_ id: Int64, reason: String, retryAt: Date? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .markFailed, allowedFrom: [.sending]) { note in
+            note.state = .failed
+            note.lastError = reason
+            note.nextAttemptAt = retryAt ?? now.addingTimeInterval(Self.backoff(afterAttempts: note.attempts))
+            note.updatedAt = now
+        }
+    }
+
+    /// Sets a note aside until `retry`: for errors no automatic retry can fix (invalid ENML,
+    /// quota, permission), or when the user asks.
+    @discardableResult
+    public func park(_ id: Int64, reason: String? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .park, allowedFrom: [.pending, .failed, .sending]) { note in
+            note.state = .parked
+            if let reason { note.lastError = reason }
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// failed or parked (or pending) → pending with a fresh attempt count.
+    @discardableResult
+    public func retry(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .retry, allowedFrom: [.pending, .failed, .parked]) { note in
+            note.state = .pending
+            note.attempts = 0
+            note.nextAttemptAt = nil
+            note.lastError = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// Removes a note from the outbox; its fix stays in the history. Refused while it is being sent.
+    public func drop(_ id: Int64) async throws(OutboxError) {
+        _ = try await transition(id, .drop, allowedFrom: [.pending, .failed, .parked, .synced], delete: true) { _ in }
+    }
+
+    /// Fills in the geocoded address of a note queued with `addressPending`.
+    @discardableResult
+    public func resolveAddress(_ id: Int64, placeName: String?, title: String, content: String,
+                               now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .resolveAddress, allowedFrom: [.pending, .failed, .parked]) { note in
+            note.placeName = placeName
+            note.title = title
+            note.content = content
+            note.addressPending = false
+            note.updatedAt = now
+        }
+    }
+
+    /// Puts back to pending the notes left `sending` by a process that died mid-upload
+    /// (attempt started more than `age` seconds ago). Returns how many were requeued.
+    @discardableResult
+    public func requeueInterrupted(olderThan age: TimeInterval, now: Date = Date()) async throws(OutboxError) -> Int {
+        try await write { db in
+            try OutboxNote
+                .filter(OutboxNote.Columns.state == OutboxNote.State.sending)
+                .filter(OutboxNote.Columns.lastAttemptAt < now.addingTimeInterval(-age))
+                .updateAll(db, OutboxNote.Columns.state.set(to: OutboxNote.State.pending),
+                           OutboxNote.Columns.updatedAt.set(to: now))
+        }
+    }
+
+    // MARK: Reading
+
+    public func note(id: Int64) async throws(OutboxError) -> OutboxNote {
+        try await read { db in
+            guard let note = try OutboxNote.fetchOne(db, id: id) else { throw OutboxError.noteNotFound(id: id) }
+            return note
+        }
+    }
+
+    /// Notes in `state`, oldest first.
+    public func notes(state: OutboxNote.State, limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
+        try await read { db in try Self.notesRequest(state: state, limit: limit).fetchAll(db) }
+    }
+
+    /// What a sync should send now, oldest first: pending notes, and failed ones whose retry is due.
+    /// Notes still waiting for their address are left out.
+    public func dueNotes(now: Date = Date(), limit: Int) async throws(OutboxError) -> [OutboxNote] {
+        try await read { db in
+            // Two index walks merged here, rather than one OR query that SQLite would sort.
+            let pending = try Self.dueRequest(state: .pending, now: now, limit: limit).fetchAll(db)
+            let failed = try Self.dueRequest(state: .failed, now: now, limit: limit).fetchAll(db)
+            return Array((pending + failed).sorted { $0.id! < $1.id! }.prefix(limit))
+        }
+    }
+
+    /// How many notes are in each state.
+    public func counts() async throws(OutboxError) -> [OutboxNote.State: Int] {
+        try await read { db in
+            var counts: [OutboxNote.State: Int] = [:]
+            for state in OutboxNote.State.allCases {
+                counts[state] = try OutboxNote.filter(OutboxNote.Columns.state == state).fetchCount(db)
+            }
+            return counts
+        }
+    }
+
+    /// Logged fixes with `timestamp >= since`, oldest first.
+    public func history(since: Date? = nil, limit: Int? = nil) async throws(OutboxError) -> [FixRecord] {
+        try await read { db in
+            var request = FixRecord.order(Column("timestamp"), Column("id"))
+            if let since { request = request.filter(Column("timestamp") >= since) }
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// `PRAGMA integrity_check`'s verdict: "ok", or the problems found.
+    public func integrityCheck() async throws(OutboxError) -> [String] {
+        try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    // MARK: Plumbing
+
+    // The requests behind the listing methods, visible to tests that check their query plans.
+    static func notesRequest(state: OutboxNote.State, limit: Int?) -> QueryInterfaceRequest<OutboxNote> {
+        let request = OutboxNote.filter(OutboxNote.Columns.state == state).order(OutboxNote.Columns.id)
+        return limit.map { request.limit($0) } ?? request
+    }
+
+    static func dueRequest(state: OutboxNote.State, now: Date, limit: Int) -> QueryInterfaceRequest<OutboxNote> {
+        var request = OutboxNote
+            .filter(OutboxNote.Columns.state == state)
+            .filter(OutboxNote.Columns.addressPending == false)
+        if state == .failed { request = request.filter(OutboxNote.Columns.nextAttemptAt <= now) }
+        return request.order(OutboxNote.Columns.id).limit(limit)
+    }
+
+    /// For tests that need raw SQL access (query plans, fault injection).
+    var databaseWriter: any DatabaseWriter { pool }
+
+    static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        min(30 * pow(2, Double(max(attempts - 1, 0))), 6 * 3600)
+    }
+
+    private func transition(_ id: Int64, _ action: OutboxNote.Action, allowedFrom allowed: Set<OutboxNote.State>,
+                            delete: Bool = false, _ change: @escaping @Sendable (inout OutboxNote) -> Void)
+    async throws(OutboxError) -> OutboxNote {
+        try await write { db in
+            guard var note = try OutboxNote.fetchOne(db, id: id) else { throw OutboxError.noteNotFound(id: id) }
+            guard allowed.contains(note.state) else {
+                throw OutboxError.invalidTransition(id: id, state: note.state, action: action)
+            }
+            if delete {
+                try note.delete(db)
+                return note
+            }
+            change(&note)
+            try note.update(db)
+            return try Self.stored(note, db)
+        }
+    }
+
+    /// The row as it reads back: dates are kept to the millisecond, so the value handed to the
+    /// caller must come from the database to compare equal to a later `note(id:)`.
+    private static func stored(_ note: OutboxNote, _ db: Database) throws -> OutboxNote {
+        try OutboxNote.fetchOne(db, id: note.id!)!
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+}
