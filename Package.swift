@@ -35,6 +35,8 @@ let package = Package(
                 .embedInCode("ENML/DTD/xhtml-lat1.ent"),
                 .embedInCode("ENML/DTD/xhtml-special.ent"),
                 .embedInCode("ENML/DTD/xhtml-symbol.ent"),
+                .embedInCode("Note/DefaultTemplate/title.mustache"),
+                .embedInCode("Note/DefaultTemplate/content.mustache"),
             ]
         ),
         .executableTarget(

@@ -8,11 +8,11 @@ struct Enlog: AsyncParsableCommand {
         commandName: "enlog",
         abstract: "Keep a location diary in Evernote, from the terminal, online or not.",
         version: ENLogVersion.current,
-        subcommands: [Validate.self]
+        subcommands: [Log.self, Queue.self, History.self, ConfigCommand.self, Validate.self]
     )
 
-    /// Runs the command line, turning every failure into one line on stderr and an exit code from
-    /// `ExitStatus` (the table in README.md).
+    /// Runs the command line, turning every failure into one line on stderr (with what to do
+    /// about it, when there is something) and an exit code from `ExitStatus` (the table in README.md).
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -23,6 +23,10 @@ struct Enlog: AsyncParsableCommand {
             }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
+        } catch let error as any ENLogError {
+            let suggestion = error.recoverySuggestion.map { " (\($0))" } ?? ""
+            Terminal.standardError("enlog: error: \(error.reason)\(suggestion)")
+            Foundation.exit(ExitStatus.of(error).rawValue)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 // Usage mistakes: argument-parser's message, but the project's usage exit code.

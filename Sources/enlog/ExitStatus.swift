@@ -1,12 +1,57 @@
 import ArgumentParser
+import ENLogKit
 
-/// Every exit code enlog uses, in one place; README.md's table mirrors this.
-enum ExitStatus: Int32 {
+/// Every exit code enlog uses, in one place; README.md's table mirrors this. Beyond 0–2 they
+/// follow sysexits.h, so scripts and systemd can tell a retryable failure (75) from a bad input.
+enum ExitStatus: Int32, CaseIterable {
     case success = 0
-    /// Some input was checked and found wrong (an invalid ENML document).
-    case invalidInput = 1
-    /// Bad command line, or a named file that cannot be read.
+    /// A note is invalid ENML (`validate`, or a template that renders invalid ENML).
+    case invalidNote = 1
+    /// Bad command line, or a file named to `validate` cannot be read.
     case usage = 2
+    /// Bad location input: coordinates out of range or not numbers, a garbled --at, an NMEA log without a valid fix.
+    case badLocation = 65
+    /// A named input file is missing or unreadable (NMEA log, template).
+    case noInput = 66
+    /// No usable fix from gpsd: not running, no fix, fixes too old or inaccurate.
+    case noFix = 69
+    /// The outbox cannot be written: read-only file or directory, disk full, cannot be created.
+    case cannotWrite = 73
+    /// The outbox file is corrupt or not a database.
+    case corrupt = 74
+    /// Temporary: the outbox is locked by another process beyond the busy timeout. Try again.
+    case temporary = 75
+    /// The configuration file or an ENLOG_* variable is wrong.
+    case config = 78
 
     var exitCode: ExitCode { ExitCode(rawValue) }
+
+    /// The one place errors become exit codes.
+    static func of(_ error: any Error) -> ExitStatus {
+        switch error {
+        case let error as LocationError:
+            switch error {
+            case .nmeaLogUnreadable: return .noInput
+            case .invalidGPSDEndpoint: return .usage
+            case .gpsdUnreachable, .gpsdClosedConnection, .gpsdNoFix, .gpsdNoAcceptableFix: return .noFix
+            default: return .badLocation
+            }
+        case let error as NoteError:
+            switch error {
+            case .templateNotFound, .templateUnreadable: return .noInput
+            case .templateSyntax, .invalidENML, .invalidTitle: return .invalidNote
+            }
+        case let error as OutboxError:
+            switch error {
+            case .locked: return .temporary
+            case .corrupt, .newerSchema, .storedFixInvalid: return .corrupt
+            case .readOnly, .cannotOpen, .diskFull, .database, .notInitialized: return .cannotWrite
+            case .noteNotFound, .duplicateNote, .invalidTransition: return .usage
+            }
+        case is ConfigError:
+            return .config
+        default:
+            return .usage
+        }
+    }
 }

@@ -205,6 +205,15 @@ public struct OutboxStore: Sendable {
         try await read { db in try Self.notesRequest(state: state, limit: limit).fetchAll(db) }
     }
 
+    /// Every note whatever its state, oldest first.
+    public func allNotes(limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
+        try await read { db in
+            var request = OutboxNote.order(OutboxNote.Columns.id)
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
+        }
+    }
+
     /// What a sync should send now, oldest first: pending notes, and failed ones whose retry is due.
     /// Notes still waiting for their address are left out.
     public func dueNotes(now: Date = Date(), limit: Int) async throws(OutboxError) -> [OutboxNote] {

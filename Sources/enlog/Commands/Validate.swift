@@ -34,6 +34,6 @@ struct Validate: ParsableCommand {
         if results.contains(where: { if case .failure = $0.outcome { true } else { false } }) {
             throw ExitStatus.usage.exitCode
         }
-        if !results.allSatisfy(\.isValid) { throw ExitStatus.invalidInput.exitCode }
+        if !results.allSatisfy(\.isValid) { throw ExitStatus.invalidNote.exitCode }
     }
 }

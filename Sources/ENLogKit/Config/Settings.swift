@@ -1,0 +1,62 @@
+import Foundation
+
+/// One setting enlog reads: its name in config.toml (`section.key`), its type and default, the
+/// environment variables that override it, and whether its value is a secret.
+public struct Setting: Sendable, Hashable {
+    public enum Kind: String, Sendable {
+        case string, integer, number, boolean, list
+    }
+
+    public let name: String
+    public let kind: Kind
+    public let defaultValue: String?
+    public let secret: Bool
+    public let help: String
+    /// Extra environment names, checked after the canonical `ENLOG_SECTION_KEY`.
+    public let aliases: [String]
+
+    init(_ name: String, _ kind: Kind, default defaultValue: String?, secret: Bool = false, aliases: [String] = [], _ help: String) {
+        self.name = name
+        self.kind = kind
+        self.defaultValue = defaultValue
+        self.secret = secret
+        self.aliases = aliases
+        self.help = help
+    }
+
+    /// `note.time_zone` → `ENLOG_NOTE_TIME_ZONE`.
+    public var environmentNames: [String] {
+        ["ENLOG_" + name.uppercased().replacingOccurrences(of: ".", with: "_")] + aliases
+    }
+}
+
+extension Setting {
+    public static let gpsd = Setting("location.gpsd", .string, default: "127.0.0.1:2947", "gpsd address, HOST:PORT")
+    public static let locationTimeout = Setting("location.timeout", .number, default: "30", "seconds to wait for a usable fix")
+    public static let maxAge = Setting("location.max_age", .number, default: "15", "oldest acceptable fix, seconds")
+    public static let minAccuracy = Setting("location.min_accuracy", .number, default: "10", "worst acceptable horizontal accuracy, metres")
+    public static let geocodingEnabled = Setting("geocoding.enabled", .boolean, default: "true", "look up addresses")
+    public static let geocodingURL = Setting("geocoding.url", .string, default: "https://nominatim.openstreetmap.org", "Nominatim-compatible base URL")
+    public static let geocodingLanguage = Setting("geocoding.language", .string, default: nil, "address language (default: from LANG)")
+    public static let geocodingTimeout = Setting("geocoding.timeout", .number, default: "3", "longest wait for an address, seconds")
+    public static let geocodingContact = Setting("geocoding.contact", .string, default: nil, "contact (e-mail or URL) sent in the User-Agent, as Nominatim's policy asks")
+    public static let template = Setting("note.template", .string, default: "default", "template: 'default' or a directory holding title.mustache and content.mustache")
+    public static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
+    public static let tags = Setting("note.tags", .list, default: "LocationHistory", "tags, comma-separated in the environment")
+    public static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times (default: the system's)")
+    public static let map = Setting("note.map", .string, default: "openstreetmap", "map link: openstreetmap or google")
+    public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
+    public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
+    public static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
+    public static let database = Setting("outbox.db", .string, default: nil, aliases: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
+
+    /// Every setting, in the order `enlog config show` prints them.
+    public static let all: [Setting] = [
+        gpsd, locationTimeout, maxAge, minAccuracy,
+        geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
+        template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
+        database,
+    ]
+
+    static func named(_ name: String) -> Setting? { all.first { $0.name == name } }
+}

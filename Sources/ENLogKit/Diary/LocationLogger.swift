@@ -1,0 +1,65 @@
+import Foundation
+
+/// Looks up the place a fix is at; the geocoder behind it may be slow or unreachable.
+public protocol PlaceLookup: Sendable {
+    func place(for fix: Fix) async throws -> Place
+}
+
+/// What `enlog log` does: fix → place (if it comes in time) → rendered, validated note →
+/// outbox, in that order, so that a note is stored whole or not at all and never waits on the
+/// network longer than its budget.
+public struct LocationLogger: Sendable {
+    public struct Outcome: Sendable {
+        public var note: OutboxNote
+        public var fix: Fix
+        /// Why the address is missing, when it is (geocoding off, unreachable, too slow).
+        public var addressProblem: String?
+    }
+
+    private let outbox: OutboxStore
+    private let renderer: NoteRenderer
+    private let lookup: (any PlaceLookup)?
+    private let lookupBudget: Duration
+
+    public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, lookupBudget: Duration = .seconds(3)) {
+        self.outbox = outbox
+        self.renderer = renderer
+        self.lookup = lookup
+        self.lookupBudget = lookupBudget
+    }
+
+    public func log(from source: any LocationSource) async throws -> Outcome {
+        let fix = try await source.currentFix()
+        var addressProblem: String? = "address lookup is off"
+        var place: Place?
+        if let lookup {
+            do {
+                place = try await Self.withDeadline(lookupBudget) { try await lookup.place(for: fix) }
+                addressProblem = nil
+            } catch {
+                addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
+            }
+        }
+        let draft = try renderer.render(fix: fix, place: place)
+        let note = try await outbox.enqueue(fix: fix, note: draft)
+        return Outcome(note: note, fix: fix, addressProblem: addressProblem)
+    }
+
+    /// Runs `work`, giving up (and cancelling it) once `budget` has passed.
+    static func withDeadline<T: Sendable>(_ budget: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: budget)
+                throw DeadlineExceeded(budget: budget)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    struct DeadlineExceeded: ENLogError {
+        var budget: Duration
+        var reason: String { "no answer within \(budget.components.seconds) s" }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// The place a fix is at, as a geocoder described it; nil fields are unknown.
+public struct Place: Sendable, Equatable {
+    /// Short form used in titles and links, e.g. "Tokyo, Chiyoda, Marunouchi".
+    public var address: String
+    /// The geocoder's full description, kept in the note body.
+    public var displayName: String?
+
+    public init(address: String, displayName: String? = nil) {
+        self.address = address
+        self.displayName = displayName
+    }
+}
+
+/// How notes look and where they go: everything the renderer takes from configuration.
+public struct NoteStyle: Sendable {
+    public enum MapProvider: String, Sendable {
+        case openstreetmap, google
+    }
+
+    public var timeZone: TimeZone
+    public var map: MapProvider
+    /// Image URL with `{lat}`, `{lon}` and `{key}` placeholders; nil means no image.
+    public var staticMapURL: String?
+    public var staticMapKey: String?
+    public var notebook: String?
+    public var tags: [String]
+    public var setsPlaceName: Bool
+
+    public init(timeZone: TimeZone = .current, map: MapProvider = .openstreetmap, staticMapURL: String? = nil,
+                staticMapKey: String? = nil, notebook: String? = nil, tags: [String] = ["LocationHistory"], setsPlaceName: Bool = false) {
+        self.timeZone = timeZone
+        self.map = map
+        self.staticMapURL = staticMapURL
+        self.staticMapKey = staticMapKey
+        self.notebook = notebook
+        self.tags = tags
+        self.setsPlaceName = setsPlaceName
+    }
+
+    public init(config: Config) {
+        self.init(
+            timeZone: config.string(.timeZone).flatMap(TimeZone.init(identifier:)) ?? .current,
+            map: config.string(.map).flatMap(MapProvider.init(rawValue:)) ?? .openstreetmap,
+            staticMapURL: config.string(.staticMapURL),
+            staticMapKey: config.string(.staticMapKey),
+            notebook: config.string(.notebook),
+            tags: config.list(.tags),
+            setsPlaceName: config.boolean(.placeName))
+    }
+}
+
+/// Turns a fix (and its place, when known) into a note ready for the outbox: the template
+/// rendered, the title checked against Evernote's rules, the ENML validated.
+public struct NoteRenderer: Sendable {
+    public static let sourceApplication = "enlog"
+    /// EDAM_NOTE_TITLE_LEN_MAX, EDAM_TAG_NAME_LEN_MAX, EDAM_NOTEBOOK_NAME_LEN_MAX.
+    static let titleLength = 255, tagLength = 100, notebookLength = 100
+
+    public let template: NoteTemplate
+    public let style: NoteStyle
+    private let validator: ENMLValidator
+
+    public init(template: NoteTemplate = .builtIn, style: NoteStyle = NoteStyle(), validator: ENMLValidator = ENMLValidator()) {
+        self.template = template
+        self.style = style
+        self.validator = validator
+    }
+
+    public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased()) throws(NoteError) -> NoteDraft {
+        for tag in style.tags where !Self.isEdgeTrimmedName(tag, maxLength: Self.tagLength) || tag.contains(",") {
+            throw .invalidTitle("tag '\(tag)' must be 1 to 100 characters, without commas or leading/trailing spaces")
+        }
+        if let notebook = style.notebook, !Self.isEdgeTrimmedName(notebook, maxLength: Self.notebookLength) {
+            throw .invalidTitle("notebook name '\(notebook)' must be 1 to 100 characters, without leading/trailing spaces")
+        }
+        let context = self.context(fix: fix, place: place)
+        let title = try Self.checkedTitle(template.title.render(context))
+        let content = template.content.render(context)
+        let report = validator.validate(content)
+        if let first = report.errors.first {
+            throw .invalidENML(first, count: report.errors.count)
+        }
+        return NoteDraft(uid: uid, title: title, content: content, notebookName: style.notebook, tags: style.tags,
+                         placeName: style.setsPlaceName ? place.map { String($0.address.prefix(4096)) } : nil,
+                         subjectDate: fix.timestamp, source: Self.sourceApplication,
+                         sourceApplication: Self.sourceApplication, addressPending: place == nil)
+    }
+
+    /// The values a template can use; absent ones are left out so `{{#x}}` sections skip them.
+    func context(fix: Fix, place: Place?) -> [String: Any] {
+        let latitude = Self.coordinate(fix.latitude), longitude = Self.coordinate(fix.longitude)
+        var context: [String: Any] = [
+            "latitude": latitude,
+            "longitude": longitude,
+            "coordinates": "\(latitude),\(longitude)",
+            "time": format(fix.timestamp, "yyyy/MM/dd HH:mm:ss"),
+            "timeWithZone": format(fix.timestamp, "yyyy/MM/dd HH:mm:ss xxx") + " (\(style.timeZone.identifier))",
+            "timeISO8601": format(fix.timestamp, "yyyy-MM-dd'T'HH:mm:ssxxx"),
+            "timeZone": style.timeZone.identifier,
+            "mapURL": mapURL(latitude: latitude, longitude: longitude),
+            "source": Self.describe(fix.source),
+            "addressPending": place == nil,
+        ]
+        if let place {
+            context["address"] = place.address
+            if let displayName = place.displayName, displayName != place.address { context["displayName"] = displayName }
+        }
+        if let accuracy = fix.horizontalAccuracy { context["accuracy"] = Self.decimal(accuracy) }
+        if let altitude = fix.altitude { context["altitude"] = Self.decimal(altitude) }
+        if let speed = fix.speed { context["speed"] = Self.decimal(speed) }
+        if let staticMap = style.staticMapURL, !staticMap.isEmpty {
+            context["staticMapURL"] = staticMap
+                .replacingOccurrences(of: "{lat}", with: latitude)
+                .replacingOccurrences(of: "{lon}", with: longitude)
+                .replacingOccurrences(of: "{key}", with: Self.queryEscaped(style.staticMapKey ?? ""))
+        }
+        return context
+    }
+
+    /// Fixed pattern, POSIX locale, Gregorian calendar and an explicit zone: `yyyy`, never the
+    /// week-year `YYYY` the original app used (2013-12-30 printed as 2014).
+    private func format(_ date: Date, _ pattern: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.calendar = Calendar(identifier: .gregorian)
+        formatter.timeZone = style.timeZone
+        formatter.dateFormat = pattern
+        return formatter.string(from: date)
+    }
+
+    private func mapURL(latitude: String, longitude: String) -> String {
+        switch style.map {
+        case .openstreetmap:
+            return "https://www.openstreetmap.org/?mlat=\(latitude)&mlon=\(longitude)#map=17/\(latitude)/\(longitude)"
+        case .google:
+            return "https://www.google.com/maps/search/?api=1&query=\(latitude)%2C\(longitude)"
+        }
+    }
+
+    /// A title as EDAM_NOTE_TITLE_REGEX wants it: one line, no control characters, no space at
+    /// either end, at most 255 characters (an overlong address is cut, marked with an ellipsis).
+    static func checkedTitle(_ rendered: String) throws(NoteError) -> String {
+        let oneLine = String(String.UnicodeScalarView(rendered.unicodeScalars.map { scalar in
+            Self.isControlOrSeparator(scalar) ? " " : scalar
+        }))
+        var title = oneLine.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        if title.utf16.count > titleLength {
+            while title.utf16.count > titleLength - 1 { title.removeLast() }
+            title = title.trimmingCharacters(in: .whitespaces) + "…"
+        }
+        guard !title.isEmpty else { throw .invalidTitle("it is empty") }
+        return title
+    }
+
+    static func isEdgeTrimmedName(_ name: String, maxLength: Int) -> Bool {
+        !name.isEmpty && name.utf16.count <= maxLength && name == name.trimmingCharacters(in: .whitespacesAndNewlines)
+            && !name.unicodeScalars.contains(where: isControlOrSeparator)
+    }
+
+    private static func isControlOrSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator, .format: return true
+        default: return false
+        }
+    }
+
+    static func coordinate(_ value: Double) -> String { String(format: "%.6f", value) }
+
+    static func decimal(_ value: Double) -> String {
+        let text = String(format: "%.1f", value)
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
+    private static func describe(_ source: Fix.Source) -> String {
+        switch source {
+        case .gpsd: return "GPS (gpsd)"
+        case .manual: return "entered by hand"
+        case .nmea: return "NMEA log"
+        }
+    }
+
+    private static func queryEscaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import ENLogKit
+import Foundation
+
+struct Log: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Log where you are: a fix becomes a validated ENML note in the outbox.",
+        discussion: "The location comes from gpsd unless --at or --nmea says otherwise."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("A position given by hand.", valueName: "lat,lon[,alt]"))
+    var at: String?
+
+    @Option(help: ArgumentHelp("Take the last valid fix of an NMEA 0183 log.", valueName: "file"))
+    var nmea: String?
+
+    @Option(help: ArgumentHelp("gpsd address (default 127.0.0.1:2947).", valueName: "host:port"))
+    var gpsd: String?
+
+    @Option(help: ArgumentHelp("Seconds to wait for a usable gpsd fix (default 30).", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(help: ArgumentHelp("Oldest acceptable gpsd fix, seconds (default 15).", valueName: "seconds"))
+    var maxAge: Double?
+
+    @Option(help: ArgumentHelp("Worst acceptable horizontal accuracy, metres (default 10).", valueName: "metres"))
+    var minAccuracy: Double?
+
+    @Flag(help: "Do not look up the address now; it is filled in before upload.")
+    var noGeocode = false
+
+    @Option(help: ArgumentHelp("'default' or a directory with title.mustache and content.mustache.", valueName: "template"))
+    var template: String?
+
+    @Flag(help: "Print the stored note as JSON.")
+    var json = false
+
+    func validate() throws {
+        if at != nil && nmea != nil { throw ValidationError("give --at or --nmea, not both") }
+    }
+
+    func run() async throws {
+        let config = try global.loadConfig(flags: [
+            .gpsd: gpsd, .locationTimeout: timeout.map { "\($0)" }, .maxAge: maxAge.map { "\($0)" },
+            .minAccuracy: minAccuracy.map { "\($0)" }, .template: template,
+            .geocodingEnabled: noGeocode ? "false" : nil,
+        ])
+        let source: any LocationSource = try LocationChoice(at: at, nmea: nmea).source(config: config)
+        let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
+                                    style: NoteStyle(config: config))
+        let outbox = try global.openOutbox(config)
+        let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: nil,
+                                    lookupBudget: .milliseconds(Int(config.number(.geocodingTimeout) * 1000)))
+        let outcome = try await logger.log(from: source)
+        if json {
+            Terminal.standardOutput(try OutboxJSON.encode(outcome.note))
+        } else {
+            Terminal.standardOutput("logged note \(outcome.note.id!): \(outcome.note.title)")
+            if let problem = outcome.addressProblem {
+                Terminal.standardError("enlog: note: no address yet (\(problem)); it is filled in before upload")
+            }
+        }
+    }
+}
+
+/// Which location source the flags select.
+struct LocationChoice {
+    var at: String?
+    var nmea: String?
+
+    func source(config: Config) throws -> any LocationSource {
+        if let at { return try ManualLocation(at) }
+        if let nmea { return NMEALogLocation(path: nmea) }
+        let endpoint = try GPSDLocation.Endpoint(parsing: config.string(.gpsd) ?? "127.0.0.1:2947")
+        return GPSDLocation(endpoint: endpoint, timeout: config.number(.locationTimeout),
+                            filter: QualityFilter(maxAge: config.number(.maxAge), minAccuracy: config.number(.minAccuracy)))
+    }
+}
