@@ -12,7 +12,7 @@ public struct LocationLogger: Sendable {
     public struct Outcome: Sendable {
         public var note: OutboxNote
         public var fix: Fix
-        /// Why the address is missing, when it is (geocoding off, unreachable, too slow).
+        /// Why the lookup of the address failed (unreachable, too slow), when it was tried and did.
         public var addressProblem: String?
     }
 
@@ -30,12 +30,11 @@ public struct LocationLogger: Sendable {
 
     public func log(from source: any LocationSource) async throws -> Outcome {
         let fix = try await source.currentFix()
-        var addressProblem: String? = "address lookup is off"
+        var addressProblem: String?
         var place: Place?
         if let lookup {
             do {
                 place = try await Self.withDeadline(lookupBudget) { try await lookup.place(for: fix) }
-                addressProblem = nil
             } catch {
                 addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
             }

@@ -1,0 +1,330 @@
+import Foundation
+import GRDB
+import Testing
+@testable import ENLogKit
+
+/// `enlog` run as a user runs it, against a private outbox and config directory.
+struct EnlogHome {
+    let directory: TemporaryDirectory
+    var database: String { directory.path("data/enlog.sqlite") }
+    var configHome: String { directory.path("config") }
+    var extraEnvironment: [String: String] = [:]
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    var environment: [String: String] {
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "ENLOG_DB": database,
+                           "XDG_CONFIG_HOME": configHome, "TZ": "UTC"]
+        environment.merge(extraEnvironment) { $1 }
+        return environment
+    }
+
+    func run(_ arguments: String..., standardInput: Data? = nil) throws -> ProcessResult {
+        try Subprocess.run(Subprocess.enlog, arguments, standardInput: standardInput, environment: environment)
+    }
+
+    func writeConfig(_ text: String) throws {
+        _ = try directory.file("config/enlog/config.toml", contents: text)
+    }
+
+    func notes() throws -> [[String: Any]] {
+        let result = try run("queue", "list", "--json")
+        try #require(result.status == 0, "\(result.standardError)")
+        return try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [[String: Any]]
+    }
+
+    func counts() throws -> (notes: Int, fixes: Int, orphans: Int, integrity: String) {
+        let queue = try DatabaseQueue(path: database)
+        return try queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note")!,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fix")!,
+             try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM note WHERE fixId NOT IN (SELECT id FROM fix)) + (SELECT COUNT(*) FROM fix WHERE id NOT IN (SELECT fixId FROM note))")!,
+             try String.fetchOne(db, sql: "PRAGMA integrity_check")!)
+        }
+    }
+}
+
+@Suite("enlog log and the outbox commands")
+struct LogCommandTests {
+    @Test func loggingAPositionStoresAValidNoteWithItsMetadata() throws {
+        let home = try EnlogHome()
+        let result = try home.run("log", "--at", "35.681236,139.767125,40.5", "--no-geocode")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("logged note 1: LocationHistory ["))
+        let notes = try home.notes()
+        #expect(notes.count == 1)
+        let note = notes[0]
+        #expect(note["state"] as? String == "pending")
+        #expect(note["addressPending"] as? Bool == true)
+        #expect(note["latitude"] as? Double == 35.681236)
+        #expect(note["longitude"] as? Double == 139.767125)
+        #expect(note["tags"] as? [String] == ["LocationHistory"])
+        let title = note["title"] as! String
+        #expect(title.range(of: #"^LocationHistory \[\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\]: 35\.681236,139\.767125$"#, options: .regularExpression) != nil, "\(title)")
+        let content = try home.run("queue", "show", "1")
+        #expect(content.status == 0)
+        #expect(ENMLValidator().validate(content.standardOutput).isValid)
+        #expect(content.standardOutput.contains("openstreetmap.org/?mlat=35.681236&amp;mlon=139.767125"))
+        #expect(content.standardOutput.contains("Altitude: 40.5 m"))
+    }
+
+    @Test func anNMEALogGivesItsLastValidFix() throws {
+        let home = try EnlogHome()
+        let result = try home.run("log", "--nmea", TestPaths.nmea("walk.nmea"), "--no-geocode")
+        #expect(result.status == 0, "\(result.standardError)")
+        let history = try home.run("history", "--json")
+        let fixes = try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as! [[String: Any]]
+        #expect(fixes.count == 1)
+        #expect(fixes[0]["source"] as? String == "nmea")
+    }
+
+    @Test(arguments: [
+        (["--at", "91,0"], ExitStatusCode.badLocation, "latitude"),
+        (["--at", "0,181"], .badLocation, "longitude"),
+        (["--at", "nan,0"], .badLocation, "nan"),
+        (["--at", "48.85;2.29"], .badLocation, "48.85;2.29"),
+        (["--at", "1,2,3,4"], .badLocation, "1,2,3,4"),
+        (["--nmea", "/nonexistent/log.nmea"], .noInput, "/nonexistent/log.nmea"),
+        (["--at", "1,2", "--template", "/nonexistent/template"], .noInput, "template"),
+        (["--gpsd", "127.0.0.1:1", "--timeout", "1"], .noFix, "gpsd"),
+        (["--gpsd", "not-an-endpoint:x"], .usage, "not-an-endpoint"),
+    ])
+    func badInputGetsOneLineAndItsOwnExitCode(_ arguments: [String], _ expected: ExitStatusCode, _ mention: String) throws {
+        let home = try EnlogHome()
+        let result = try Subprocess.run(Subprocess.enlog, ["log", "--no-geocode"] + arguments, environment: home.environment)
+        #expect(result.status == expected.rawValue, "\(arguments): \(result.standardError)")
+        #expect(result.standardErrorLines.count == 1, "\(result.standardError)")
+        #expect(result.standardError.lowercased().contains(mention.lowercased()), "\(result.standardError)")
+        #expect(try !FileManager.default.fileExists(atPath: home.database) || home.counts().notes == 0)
+    }
+
+    @Test func aTemplateRenderingInvalidENMLStoresNothing() throws {
+        let home = try EnlogHome()
+        let template = home.directory.url.appendingPathComponent("bad-template")
+        _ = try home.directory.file("bad-template/title.mustache", contents: "Trip {{time}}")
+        _ = try home.directory.file("bad-template/content.mustache", contents: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE en-note SYSTEM "http://xml.evernote.com/pub/enml2.dtd">
+            <en-note><p class="x">{{coordinates}}</p></en-note>
+            """)
+        let result = try home.run("log", "--at", "1,2", "--no-geocode", "--template", template.path)
+        #expect(result.status == ExitStatusCode.invalidNote.rawValue)
+        #expect(result.standardError.contains("invalid ENML"))
+        #expect(result.standardError.contains("class"))
+        #expect(try !FileManager.default.fileExists(atPath: home.database) || home.counts().notes == 0)
+    }
+
+    @Test func aUserTemplateIsUsedAndItsValuesAreEscaped() throws {
+        let home = try EnlogHome()
+        _ = try home.directory.file("mine/title.mustache", contents: "{{% CONTENT_TYPE: TEXT}}At {{coordinates}} & more")
+        _ = try home.directory.file("mine/content.mustache", contents: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE en-note SYSTEM "http://xml.evernote.com/pub/enml2.dtd">
+            <en-note><h1>{{time}}</h1><p>{{source}}</p></en-note>
+            """)
+        try home.writeConfig("[note]\ntemplate = \"\(home.directory.path("mine"))\"\ntags = [\"trip\", \"2026\"]\nnotebook = \"Travel\"\n")
+        let result = try home.run("log", "--at", "1.5,2.5", "--no-geocode")
+        #expect(result.status == 0, "\(result.standardError)")
+        let note = try home.notes()[0]
+        #expect(note["title"] as? String == "At 1.500000,2.500000 & more")
+        #expect(note["tags"] as? [String] == ["trip", "2026"])
+        #expect(note["notebook"] as? String == "Travel")
+    }
+
+    @Test func databaseProblemsHaveTheirOwnExitCodes() throws {
+        let home = try EnlogHome()
+        _ = try home.directory.file("data/enlog.sqlite", contents: String(repeating: "this is not a database ", count: 100))
+        let corrupt = try home.run("log", "--at", "1,2", "--no-geocode")
+        #expect(corrupt.status == ExitStatusCode.corrupt.rawValue, "\(corrupt.standardError)")
+        #expect(corrupt.standardErrorLines.count == 1)
+
+        let blocked = try EnlogHome()
+        _ = try blocked.directory.file("data", contents: "a file where the data directory should be")
+        let cannotCreate = try blocked.run("log", "--at", "1,2", "--no-geocode")
+        #expect(cannotCreate.status == ExitStatusCode.cannotWrite.rawValue, "\(cannotCreate.standardError)")
+    }
+
+    @Test func aLockedDatabaseIsATemporaryFailureAndLosesNothing() throws {
+        let home = try EnlogHome()
+        #expect(try home.run("log", "--at", "1,2", "--no-geocode").status == 0)
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let holder = try DatabaseQueue(path: home.database, configuration: holding)
+        try holder.inDatabase { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+        let locked = try home.run("log", "--at", "3,4", "--no-geocode")
+        try holder.inDatabase { db in try db.execute(sql: "ROLLBACK") }
+        #expect(locked.status == ExitStatusCode.temporary.rawValue, "\(locked.standardError)")
+        #expect(locked.standardError.contains("locked"))
+        #expect(try home.counts().notes == 1)
+        #expect(try home.run("log", "--at", "3,4", "--no-geocode").status == 0)
+        #expect(try home.counts().notes == 2)
+    }
+
+    @Test func configErrorsAreReported() throws {
+        let home = try EnlogHome()
+        try home.writeConfig("[note]\nnotebok = \"typo\"\n")
+        let unknown = try home.run("config", "show")
+        #expect(unknown.status == ExitStatusCode.config.rawValue)
+        #expect(unknown.standardError.contains("note.notebok"))
+        try home.writeConfig("[note\n")
+        #expect(try home.run("config", "show").status == ExitStatusCode.config.rawValue)
+        try home.writeConfig("[note]\ntime_zone = \"Mars/Olympus\"\n")
+        #expect(try home.run("log", "--at", "1,2").status == ExitStatusCode.config.rawValue)
+    }
+
+    @Test func configShowLayersSourcesAndHidesSecrets() throws {
+        var home = try EnlogHome()
+        try home.writeConfig("[note]\nnotebook = \"From File\"\nstatic_map_key = \"supersecret-file\"\n[geocoding]\ntimeout = 2\n")
+        home.extraEnvironment = ["ENLOG_GEOCODING_TIMEOUT": "1.5", "ENLOG_NOTE_STATIC_MAP_KEY": "supersecret-env"]
+        let result = try home.run("config", "show", "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(!result.standardOutput.contains("supersecret"))
+        let settings = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: [String: Any]]
+        #expect(settings["note.notebook"]?["value"] as? String == "From File")
+        #expect(settings["note.notebook"]?["source"] as? String == "file")
+        #expect(settings["geocoding.timeout"]?["value"] as? String == "1.5")
+        #expect(settings["geocoding.timeout"]?["source"] as? String == "environment")
+        #expect(settings["note.static_map_key"]?["value"] as? String == "(set, hidden)")
+        #expect(settings["outbox.db"]?["value"] as? String == home.database)
+    }
+
+    @Test func queueCommandsManageNotes() throws {
+        let home = try EnlogHome()
+        for latitude in 1...3 { #expect(try home.run("log", "--at", "\(latitude),2", "--no-geocode").status == 0) }
+        #expect(try home.run("queue", "list", "--state", "pending").standardOutput.split(separator: "\n").count == 3)
+        #expect(try home.run("queue", "list", "--state", "synced").standardOutput.isEmpty)
+        #expect(try home.run("queue", "list", "--state", "bogus").status == ExitStatusCode.usage.rawValue)
+        let refused = try home.run("queue", "drop", "2")
+        #expect(refused.status == ExitStatusCode.usage.rawValue)
+        #expect(refused.standardError.contains("--yes"))
+        #expect(try home.run("queue", "drop", "2", "--yes").status == 0)
+        #expect(try home.notes().map { $0["id"] as! Int } == [1, 3])
+        #expect(try home.run("queue", "show", "2").status == ExitStatusCode.usage.rawValue)
+        #expect(try home.run("queue", "retry", "1").status == 0)
+        let since = try home.run("history", "--since", "2000-01-01")
+        #expect(since.standardOutput.split(separator: "\n").count == 3)
+        #expect(try home.run("history", "--since", "2999-01-01").standardOutput.isEmpty)
+        #expect(try home.run("history", "--since", "yesterday").status == ExitStatusCode.usage.rawValue)
+    }
+
+    @Test func eightConcurrentLoggersStoreExactly800Notes() throws {
+        let home = try EnlogHome()
+        let loggers = try (1...8).map { worker -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "i=0; while [ $i -lt 100 ]; do \"$ENLOG\" log --at \(worker),\(worker) --no-geocode >/dev/null || exit 1; i=$((i+1)); done"]
+            process.environment = home.environment.merging(["ENLOG": Subprocess.enlog.path]) { $1 }
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for logger in loggers {
+            logger.waitUntilExit()
+            #expect(logger.terminationStatus == 0)
+        }
+        let counts = try home.counts()
+        #expect(counts.notes == 800)
+        #expect(counts.fixes == 800)
+        #expect(counts.orphans == 0)
+        #expect(counts.integrity == "ok")
+        let perWorker = try DatabaseQueue(path: home.database).read { db in
+            try Row.fetchAll(db, sql: "SELECT CAST(latitude AS INTEGER) AS worker, COUNT(*) AS n FROM note GROUP BY worker").map { row -> Int in row["n"] }
+        }
+        #expect(perWorker == Array(repeating: 100, count: 8))
+    }
+
+    @Test func aLoggerKilledAtAnyMomentLeavesTheWholeNoteOrNone() throws {
+        let home = try EnlogHome()
+        #expect(try home.run("log", "--at", "0,0", "--no-geocode").status == 0)
+        var generator = SystemRandomNumberGenerator()
+        var killed = 0
+        for round in 0..<40 {
+            let process = Process()
+            process.executableURL = Subprocess.enlog
+            process.arguments = ["log", "--at", "\(round % 80),\(round)", "--no-geocode"]
+            process.environment = home.environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 0...60_000, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            process.waitUntilExit()
+        }
+        let counts = try home.counts()
+        #expect(counts.integrity == "ok")
+        #expect(counts.orphans == 0)
+        #expect(counts.notes == counts.fixes)
+        #expect(killed > 0, "no process was killed mid-way; the test proved nothing")
+        // The outbox still works and every stored note is whole, valid ENML.
+        #expect(try home.run("log", "--at", "1,1", "--no-geocode").status == 0)
+        for note in try home.notes() {
+            let content = try home.run("queue", "show", "\(note["id"] as! Int)")
+            #expect(ENMLValidator().validate(content.standardOutput).isValid)
+        }
+    }
+}
+
+@Suite("note rendering")
+struct NoteRendererTests {
+    func fix(_ date: String, latitude: Double = 35.681236) throws -> Fix {
+        try Fix(latitude: latitude, longitude: 139.767125, altitude: nil, horizontalAccuracy: 4.5, speed: nil, course: nil,
+                timestamp: ISO8601DateFormatter().date(from: date)!, source: .gpsd)
+    }
+
+    @Test(arguments: [("2013-12-29T12:00:00Z", "2013/12/29"), ("2013-12-31T23:59:59Z", "2013/12/31"), ("2014-01-01T00:00:00Z", "2014/01/01")])
+    func titlesUseTheCalendarYear(_ date: String, _ expected: String) throws {
+        let note = try NoteRenderer(style: NoteStyle(timeZone: TimeZone(identifier: "UTC")!)).render(fix: fix(date), place: nil)
+        #expect(note.title.hasPrefix("LocationHistory [\(expected) "), "\(note.title)")
+    }
+
+    @Test func theConfiguredTimeZoneIsUsedAndShown() throws {
+        let note = try NoteRenderer(style: NoteStyle(timeZone: TimeZone(identifier: "Asia/Tokyo")!))
+            .render(fix: fix("2026-11-22T15:30:00Z"), place: nil)
+        #expect(note.title.hasPrefix("LocationHistory [2026/11/23 00:30:00]"))
+        #expect(note.content.contains("2026/11/23 00:30:00 +09:00 (Asia/Tokyo)"))
+    }
+
+    @Test func addressesAreEscapedInContentAndKeptRawInTheTitle() throws {
+        let place = Place(address: "Fish & Chips <Shop> \"Q\"", displayName: "Fish & Chips, Long Road, London")
+        let note = try NoteRenderer().render(fix: fix("2026-01-01T00:00:00Z"), place: place)
+        #expect(note.title.hasSuffix("]: Fish & Chips <Shop> \"Q\""))
+        #expect(note.content.contains("Fish &amp; Chips &lt;Shop&gt;"))
+        #expect(ENMLValidator().validate(note.content).isValid)
+        #expect(!note.addressPending)
+        #expect(note.placeName == nil, "placeName is opt-in")
+    }
+
+    @Test func longOrMultilineAddressesStillMakeAValidTitle() throws {
+        let place = Place(address: "Line one\nline two\u{2028}" + String(repeating: "Very long street name ", count: 30))
+        let title = try NoteRenderer().render(fix: fix("2026-01-01T00:00:00Z"), place: place).title
+        #expect(title.utf16.count <= 255)
+        #expect(title.hasSuffix("…"))
+        #expect(!title.contains("\n") && !title.contains("\u{2028}"))
+    }
+
+    @Test func staticMapsAndGoogleLinksAreConfigurable() throws {
+        let style = NoteStyle(map: .google, staticMapURL: "https://maps.example.com/static?center={lat},{lon}&key={key}",
+                              staticMapKey: "k&y=1", setsPlaceName: true)
+        let note = try NoteRenderer(style: style).render(fix: fix("2026-01-01T00:00:00Z"), place: Place(address: "Here"))
+        #expect(note.content.contains("https://www.google.com/maps/search/?api=1&amp;query=35.681236%2C139.767125"))
+        #expect(note.content.contains("center=35.681236,139.767125&amp;key=k%26y%3D1"))
+        #expect(note.placeName == "Here")
+        #expect(ENMLValidator().validate(note.content).isValid)
+    }
+
+    @Test func badTagsAndNotebooksAreRefused() throws {
+        for style in [NoteStyle(tags: ["a,b"]), NoteStyle(tags: [" padded"]), NoteStyle(notebook: String(repeating: "n", count: 101))] {
+            #expect(throws: NoteError.self) { try NoteRenderer(style: style).render(fix: fix("2026-01-01T00:00:00Z"), place: nil) }
+        }
+    }
+}
+
+/// The exit codes README.md documents, as the tests expect them (kept apart from the
+/// executable's own table on purpose: a change there must show up here).
+enum ExitStatusCode: Int32 {
+    case success = 0, invalidNote = 1, usage = 2, badLocation = 65, noInput = 66, noFix = 69
+    case cannotWrite = 73, corrupt = 74, temporary = 75, config = 78
+}
