@@ -26,6 +26,7 @@ let package = Package(
             name: "ENLogKit",
             dependencies: [
                 "CLibXML2",
+                "CCurlShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

@@ -24,3 +24,10 @@ CURLcode enlog_curl_getinfo_string(CURL *handle, CURLINFO info, const char **val
 CURLcode enlog_curl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+CURLcode enlog_curl_setopt_xferinfo_function(CURL *handle,
+    int (*callback)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+CURLcode enlog_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}

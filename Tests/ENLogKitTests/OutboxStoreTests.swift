@@ -50,8 +50,9 @@ final class OutboxStoreTests: XCTestCase {
         let path = directory.path("nested/deeper/outbox.sqlite")
         XCTAssertTrue(FileManager.default.fileExists(atPath: path), "parent directories created")
         try await store.databaseWriter.read { db in
-            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"), ["v1"])
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"), ["v1", "v2-geocode-cache"])
             XCTAssertTrue(try db.tableExists("fix"))
+            XCTAssertTrue(try db.tableExists("geocodeCache"))
             XCTAssertTrue(try db.tableExists("note"))
             XCTAssertEqual(try String.fetchOne(db, sql: "PRAGMA journal_mode"), "wal")
             XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1)

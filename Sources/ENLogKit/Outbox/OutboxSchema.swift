@@ -53,6 +53,7 @@ enum OutboxSchema {
             // LIMIT rows, whatever the table size; ids grow with insertion time.
             try db.create(index: "note_on_state_id", on: "note", columns: ["state", "id"])
         }
+        GeocodeCache.registerMigrations(&migrator)
         return migrator
     }
 }

@@ -267,8 +267,8 @@ public struct OutboxStore: Sendable {
         return request.order(OutboxNote.Columns.id).limit(limit)
     }
 
-    /// For tests that need raw SQL access (query plans, fault injection).
-    var databaseWriter: any DatabaseWriter { pool }
+    /// The connection pool, for concerns that keep their tables in the same file (the geocode cache).
+    public var databaseWriter: any DatabaseWriter { pool }
 
     static func backoff(afterAttempts attempts: Int) -> TimeInterval {
         min(30 * pow(2, Double(max(attempts - 1, 0))), 6 * 3600)

@@ -51,7 +51,8 @@ struct Log: AsyncParsableCommand {
         let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
                                     style: NoteStyle(config: config))
         let outbox = try global.openOutbox(config)
-        let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: nil,
+        let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
+        let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: places,
                                     lookupBudget: .milliseconds(Int(config.number(.geocodingTimeout) * 1000)))
         let outcome = try await logger.log(from: source)
         if json {

@@ -1,0 +1,122 @@
+@testable import ENLogKit
+import GRDB
+import XCTest
+
+final class GeocodeCacheTests: XCTestCase {
+    func testMigrationCreatesBothTablesUnderItsName() throws {
+        let database = try TemporaryDatabase()
+        let pool = try database.openPool()
+        try pool.read { db in
+            XCTAssertTrue(try db.tableExists("geocodeCache"))
+            XCTAssertTrue(try db.tableExists("geocodeRateLimit"))
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM geocodeRateLimit"), 1)
+        }
+        var migrator = DatabaseMigrator()
+        GeocodeCache.registerMigrations(&migrator)
+        XCTAssertEqual(migrator.migrations, ["v2-geocode-cache"])
+        XCTAssertTrue(try pool.read { try migrator.hasCompletedMigrations($0) })
+    }
+
+    func testRoundingToPrecision() throws {
+        let cache = GeocodeCache(writer: try DatabaseQueue(), precision: 4)
+        let key = cache.key(latitude: 35.681_249, longitude: 139.766_45, language: " EN ")
+        XCTAssertEqual(key.latitudeKey, 356_812)
+        XCTAssertEqual(key.longitudeKey, 1_397_665)   // .5 rounds away from zero
+        XCTAssertEqual(key.language, "en")
+        XCTAssertEqual(key.latitudeText, "35.6812")
+        XCTAssertEqual(key.longitudeText, "139.7665")
+        // ~5 m apart: same cell; ~15 m apart: another cell.
+        XCTAssertEqual(cache.key(latitude: 35.68122, longitude: 139.76648, language: "en"), key)
+        XCTAssertNotEqual(cache.key(latitude: 35.68137, longitude: 139.76648, language: "en"), key)
+        XCTAssertNotEqual(cache.key(latitude: 35.68122, longitude: 139.76648, language: "ja"), key)
+        let south = cache.key(latitude: -33.868_85, longitude: -151.209_3, language: "")
+        XCTAssertEqual(south.latitudeText, "-33.8689")
+        XCTAssertEqual(south.longitudeText, "-151.2093")
+        let coarse = GeocodeCache(writer: try DatabaseQueue(), precision: 2)
+        XCTAssertEqual(coarse.key(latitude: 48.8606, longitude: 2.3376, language: "fr").latitudeText, "48.86")
+    }
+
+    func testHitMissAndTimeToLive() throws {
+        let database = try TemporaryDatabase()
+        let cache = GeocodeCache(writer: try database.openPool(), timeToLive: 3600)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let key = cache.key(latitude: 48.8606, longitude: 2.3389, language: "fr")
+        XCTAssertNil(try cache.entry(for: key, now: start))
+        let reply = try GeocodingFixtures.bytes("fr_paris_rivoli.json")
+        try cache.store(reply, for: key, fetchedAt: start)
+
+        let fresh = try XCTUnwrap(cache.entry(for: key, now: start.addingTimeInterval(3599)))
+        XCTAssertEqual(fresh.reply, reply)
+        XCTAssertFalse(fresh.isStale)
+        XCTAssertEqual(fresh.fetchedAt.timeIntervalSince1970, start.timeIntervalSince1970, accuracy: 0.001)
+        XCTAssertTrue(try XCTUnwrap(cache.entry(for: key, now: start.addingTimeInterval(3601))).isStale)
+        XCTAssertNil(try cache.entry(for: cache.key(latitude: 48.8606, longitude: 2.3389, language: "en"), now: start))
+
+        XCTAssertEqual(try cache.removeExpired(now: start.addingTimeInterval(1000)), 0)
+        XCTAssertEqual(try cache.removeExpired(now: start.addingTimeInterval(3601)), 1)
+        XCTAssertNil(try cache.entry(for: key, now: start))
+    }
+
+    func testCachingGeocoderAnswersFromTheCacheWithoutARequest() async throws {
+        let database = try TemporaryDatabase()
+        let clock = TestClock()
+        let cache = GeocodeCache(writer: try database.openPool(), timeToLive: 3600)
+        // Nothing listens at this address: any request would fail with `unreachable`.
+        let geocoder = NominatimGeocoder(
+            configuration: NominatimConfiguration(baseURL: "http://127.0.0.1:9", language: "en", contact: "test@example.org"),
+            store: cache, now: { clock.now })
+        let caching = CachingGeocoder(cache: cache, geocoder: geocoder, now: { clock.now })
+
+        await assertGeocodingError(.unreachable("could not connect to 127.0.0.1:9")) {
+            try await caching.address(latitude: 35.68119, longitude: 139.76641)
+        }
+        XCTAssertNil(try caching.cachedAddress(latitude: 35.68119, longitude: 139.76641))
+
+        let key = cache.key(latitude: 35.68119, longitude: 139.76641, language: "en")
+        try cache.store(GeocodingFixtures.bytes("jp_tokyo_marunouchi.json"), for: key, fetchedAt: clock.now)
+        let hit = try await caching.address(latitude: 35.68121, longitude: 139.76638)   // same cell
+        XCTAssertEqual(hit.formatted, "Tokyo, Chiyoda, Marunouchi 1-chome")
+        XCTAssertEqual(try caching.cachedAddress(latitude: 35.68119, longitude: 139.76641)?.formatted,
+                       "Tokyo, Chiyoda, Marunouchi 1-chome")
+
+        // Stale, and the service unreachable: the stale answer is better than none.
+        clock.advance(7200)
+        let stale = try await caching.address(latitude: 35.68119, longitude: 139.76641)
+        XCTAssertEqual(stale.formatted, "Tokyo, Chiyoda, Marunouchi 1-chome")
+    }
+
+    func testCachedNoAddressIsAnsweredAsNoAddress() async throws {
+        let database = try TemporaryDatabase()
+        let cache = GeocodeCache(writer: try database.openPool())
+        let geocoder = NominatimGeocoder(
+            configuration: NominatimConfiguration(baseURL: "http://127.0.0.1:9", language: "", contact: "x"),
+            store: cache)
+        let caching = CachingGeocoder(cache: cache, geocoder: geocoder)
+        try cache.store(GeocodingFixtures.bytes("sea_unable_to_geocode.json"),
+                        for: cache.key(latitude: 0, longitude: 0, language: ""))
+        await assertGeocodingError(.noAddress) { try await caching.address(latitude: 0.00001, longitude: -0.00001) }
+    }
+
+    func testSlotReservationSpacesRequestsAndFailsFastBeyondTheBudget() throws {
+        let database = try TemporaryDatabase()
+        let first = GeocodeCache(writer: try database.openPool())
+        let second = GeocodeCache(writer: try database.openPool())   // as another process would
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let slot1 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3), now: now)
+        XCTAssertEqual(slot1, now)
+        let slot2 = try second.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3),
+                                                  now: now.addingTimeInterval(0.25))
+        XCTAssertEqual(slot2.timeIntervalSince(now), 1, accuracy: 0.0001)
+        XCTAssertThrowsError(try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(1.5),
+                                                          now: now.addingTimeInterval(0.5))) {
+            XCTAssertEqual($0 as? GeocodingError, .rateLimited(waitSeconds: 1.5))
+        }
+        // The refused call reserved nothing: the next slot is still 2 s.
+        let slot3 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(5),
+                                                 now: now.addingTimeInterval(0.5))
+        XCTAssertEqual(slot3.timeIntervalSince(now), 2, accuracy: 0.0001)
+        // A clock set back by an hour does not block requests for an hour.
+        let back = now.addingTimeInterval(-3600)
+        XCTAssertEqual(try first.reserveRequestSlot(minimumInterval: 1, latestStart: back.addingTimeInterval(3), now: back), back)
+    }
+}

@@ -1,0 +1,93 @@
+import ENLogKit
+import Foundation
+import GRDB
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum GeocodingFixtures {
+    static let testsRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let nominatim = testsRoot.appendingPathComponent("Fixtures/nominatim")
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: nominatim.appendingPathComponent(name)))
+    }
+
+    static func address(_ name: String) throws -> Address {
+        try NominatimReply.parse(bytes(name))
+    }
+}
+
+/// A fresh database file in a temporary directory, migrated with the geocode cache's migration.
+final class TemporaryDatabase {
+    let directory: URL
+    let path: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("enlog-geocode-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = directory.appendingPathComponent("outbox.sqlite").path
+    }
+
+    /// A new pool on the file, as a separate process would open it.
+    func openPool() throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        var migrator = DatabaseMigrator()
+        GeocodeCache.registerMigrations(&migrator)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// A settable clock for TTL tests.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+/// `Tests/support/nominatim_server.py` on 127.0.0.1, started with posix_spawn and a clean signal
+/// mask (Foundation's `Process` would pass on XCTest's blocked signals), stopped with SIGKILL.
+/// The local Nominatim-compatible server (Tests/support/nominatim_server.py), through the shared harness.
+final class NominatimTestServer {
+    private let server: PythonServer
+
+    var port: Int { server.port }
+    var baseURL: String { server.baseURL }
+
+    init(_ arguments: [String] = []) throws {
+        server = try PythonServer(script: "nominatim_server.py",
+                                  arguments: ["--fixtures", GeocodingFixtures.nominatim.path] + arguments, stdlibOnly: true)
+    }
+
+    /// The `/reverse` requests the server has seen.
+    func requests() async throws -> [[String: Any]] {
+        let response = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_test/requests"))
+        return try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] ?? []
+    }
+
+    func stop() { server.stop() }
+}
+
+extension XCTestCase {
+    func assertGeocodingError<T>(_ expected: GeocodingError, file: StaticString = #filePath, line: UInt = #line,
+                                 _ body: () async throws -> T) async {
+        do {
+            let value = try await body()
+            XCTFail("expected \(expected), got \(value)", file: file, line: line)
+        } catch let error as GeocodingError {
+            XCTAssertEqual(error, expected, file: file, line: line)
+        } catch {
+            XCTFail("expected \(expected), got \(error)", file: file, line: line)
+        }
+    }
+}

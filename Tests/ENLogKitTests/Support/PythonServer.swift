@@ -1,0 +1,118 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ENLogKit
+
+/// A Python test server from `Tests/support/` run as a child process on 127.0.0.1.
+///
+/// Start: `python SCRIPT --port 0 --print-port --watch-stdin ARGS…`; the harness reads the
+/// `PORT=<n>` line from stdout (20 s limit). Stop: `stop()` (also on deinit) closes its stdin, sends SIGTERM,
+/// SIGKILL after 3 s, and waits; and because the server watches its stdin, it also exits by itself when this process
+/// dies and the pipe closes, so a crashed test run leaves no server behind.
+///
+/// Interpreter: env `ENLOG_PYTHON` (a venv with PyPI `evernote3`). Unset: the test is skipped
+/// (`XCTSkip`), or fails when `CI=true`. Stdlib-only scripts fall back to `python3` on PATH.
+final class PythonServer {
+    let process = Process()
+    let port: Int
+    private let stdinPipe = Pipe()
+    private let stdoutPipe = Pipe()
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    struct StartFailure: Error, CustomStringConvertible { let description: String }
+
+    static var supportDirectory: URL {
+        URL(fileURLWithPath: #filePath)          // Tests/ENLogKitTests/Support/PythonServer.swift
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("support")
+    }
+
+    /// The interpreter to use, or a skip (a failure under CI=true) when none is configured.
+    static func interpreter(stdlibOnly: Bool) throws -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let python = env["ENLOG_PYTHON"], !python.isEmpty { return python }
+        if stdlibOnly {
+            for dir in (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+                let candidate = "\(dir)/python3"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+        }
+        if env["CI"] == "true" {
+            throw StartFailure(description: "ENLOG_PYTHON is not set (required when CI=true): point it at a Python with PyPI evernote3")
+        }
+        throw XCTSkip("ENLOG_PYTHON is not set: point it at a Python with PyPI evernote3 (e.g. /work/scratch/thrift/.venv/bin/python)")
+    }
+
+    init(script: String, arguments: [String] = [], stdlibOnly: Bool = false) throws {
+        let python = try Self.interpreter(stdlibOnly: stdlibOnly)
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Self.supportDirectory.appendingPathComponent(script).path,
+                             "--port", "0", "--print-port", "--watch-stdin"] + arguments
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        process.standardError = FileHandle.standardError
+        try process.run()
+
+        let reader = stdoutPipe.fileHandleForReading
+        let found = PortBox()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var text = ""
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT=") }),
+                   let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) {
+                    found.set(port)
+                    break
+                }
+            }
+            done.signal()
+        }
+        let waited = done.wait(timeout: .now() + 20)
+        guard waited == .success, let port = found.get() else {
+            process.terminate()
+            process.waitUntilExit()
+            throw StartFailure(description: "\(script) did not report its port (exit status \(process.isRunning ? -1 : process.terminationStatus))")
+        }
+        self.port = port
+    }
+
+    /// What happens when the test process dies: the server sees EOF on stdin and exits.
+    func closeStdin() {
+        try? stdinPipe.fileHandleForWriting.close()
+    }
+
+    /// Closes the server's stdin (it exits on EOF), sends SIGTERM, and after 3 s SIGKILL.
+    func stop() {
+        try? stdinPipe.fileHandleForWriting.close()
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(3)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+private final class PortBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int?
+    func set(_ v: Int) { lock.lock(); value = v; lock.unlock() }
+    func get() -> Int? { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// GET a test server's JSON control endpoint with our own client.
+func fetchJSON(_ url: String) async throws -> Any {
+    let response = try await controlClient.send(HTTPRequest(url: url))
+    XCTAssertEqual(response.status, 200, "GET \(url)")
+    return try JSONSerialization.jsonObject(with: Data(response.body))
+}
+
+let controlClient = HTTPClient()

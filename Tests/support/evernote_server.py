@@ -1,0 +1,607 @@
+#!/usr/bin/env python3
+"""EDAM test server for enlog, built on the official SDK's generated code (PyPI `evernote3`:
+its UserStore/NoteStore `Processor` classes, types and bundled Thrift runtime). Never install
+PyPI `thrift` next to it (it replaces that runtime).
+
+  evernote_server.py --port 0 --token TOKEN [--token TOKEN2 ...] [--print-port] [--watch-stdin]
+
+Plain HTTP on 127.0.0.1 only:
+  POST /edam/user             UserStore (checkVersion, getUser, getUserUrls, getNoteStoreUrl)
+  POST /shard/s1/notestore    NoteStore (listNotebooks, getDefaultNotebook, createNotebook, listTags,
+                              createNote, findNotesMetadata, getNote, getNoteApplicationDataEntry)
+  GET  /_test/notes           JSON: every stored note, field by field (all accounts)
+  GET  /_test/requests        JSON: every Thrift request: path, method, seqid, headers of interest
+  GET  /_test/fail?status=N&count=C   the next C Thrift requests get HTTP N with an HTML page
+Each --token is its own account (user id 1, 2, ...); any other token gets EDAMUserException
+INVALID_AUTH "authenticationToken". Unknown methods get the SDK's TApplicationException.
+--print-port prints PORT=<n> once listening; --watch-stdin exits when stdin reaches EOF.
+"""
+import argparse
+import copy
+import hashlib
+import io
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+from thrift.Thrift import TApplicationException, TMessageType, TType
+from thrift.protocol import TBinaryProtocol
+from thrift.transport import TTransport
+
+from evernote.edam.error import ttypes as Errors
+from evernote.edam.notestore import NoteStore
+from evernote.edam.notestore import ttypes as NSTypes
+from evernote.edam.type import ttypes as Types
+from evernote.edam.userstore import UserStore
+from evernote.edam.userstore import ttypes as USTypes
+
+USER_STORE_PATH = "/edam/user"
+NOTE_STORE_PATH = "/shard/s1/notestore"
+
+
+# ---------------------------------------------------------------------------------------------
+# Bytes transport and protocol (the SDK's TMemoryBuffer is text-based on Python 3, and its
+# readMessageBegin returns the method name as bytes, which the Processor cannot look up).
+
+class BytesTransport(TTransport.TTransportBase):
+    def __init__(self, data=b""):
+        self.buffer = io.BytesIO(data)
+
+    def isOpen(self):
+        return True
+
+    def read(self, size):
+        return self.buffer.read(size)
+
+    def readAll(self, size):
+        data = self.buffer.read(size)
+        if len(data) != size:
+            raise EOFError("wanted %d bytes, got %d" % (size, len(data)))
+        return data
+
+    def write(self, data):
+        self.buffer.write(data)
+
+    def flush(self):
+        pass
+
+    def getvalue(self):
+        return self.buffer.getvalue()
+
+
+class Protocol(TBinaryProtocol.TBinaryProtocol):
+    def __init__(self, trans):
+        TBinaryProtocol.TBinaryProtocol.__init__(self, trans, strictRead=False, strictWrite=True)
+
+    def readMessageBegin(self):
+        name, mtype, seqid = TBinaryProtocol.TBinaryProtocol.readMessageBegin(self)
+        if isinstance(name, bytes):
+            name = name.decode("utf-8")
+        return name, mtype, seqid
+
+
+# ---------------------------------------------------------------------------------------------
+# UserStore.getUserUrls is newer (EDAM 1.28) than evernote3's generated code (1.25): its structs
+# are written here in the generated code's style, on the same runtime.
+
+class UserUrls(object):
+    FIELDS = ["noteStoreUrl", "webApiUrlPrefix", "userStoreUrl", "utilityUrl", "messageStoreUrl",
+              "userWebSocketUrl"]
+
+    def __init__(self, **values):
+        for name in self.FIELDS:
+            setattr(self, name, values.get(name))
+
+    def write(self, oprot):
+        oprot.writeStructBegin("UserUrls")
+        for fid, name in enumerate(self.FIELDS, start=1):
+            value = getattr(self, name)
+            if value is not None:
+                oprot.writeFieldBegin(name, TType.STRING, fid)
+                oprot.writeString(value.encode("utf-8"))
+                oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+
+class getUserUrls_args(object):
+    def __init__(self):
+        self.authenticationToken = None
+
+    def read(self, iprot):
+        iprot.readStructBegin()
+        while True:
+            (_, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1 and ftype == TType.STRING:
+                self.authenticationToken = iprot.readString().decode("utf-8")
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+
+class getUserUrls_result(object):
+    def __init__(self):
+        self.success = None
+        self.userException = None
+        self.systemException = None
+
+    def write(self, oprot):
+        oprot.writeStructBegin("getUserUrls_result")
+        for fid, name, ftype in ((0, "success", TType.STRUCT), (1, "userException", TType.STRUCT),
+                                 (2, "systemException", TType.STRUCT)):
+            value = getattr(self, name)
+            if value is not None:
+                oprot.writeFieldBegin(name, ftype, fid)
+                value.write(oprot)
+                oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+
+class UserStoreProcessor(UserStore.Processor):
+    def __init__(self, handler):
+        UserStore.Processor.__init__(self, handler)
+        self._processMap["getUserUrls"] = UserStoreProcessor.process_getUserUrls
+
+    def process_getUserUrls(self, seqid, iprot, oprot):
+        args = getUserUrls_args()
+        args.read(iprot)
+        iprot.readMessageEnd()
+        result = getUserUrls_result()
+        try:
+            result.success = self._handler.getUserUrls(args.authenticationToken)
+        except Errors.EDAMUserException as e:
+            result.userException = e
+        except Errors.EDAMSystemException as e:
+            result.systemException = e
+        oprot.writeMessageBegin("getUserUrls", TMessageType.REPLY, seqid)
+        result.write(oprot)
+        oprot.writeMessageEnd()
+        oprot.trans.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# The service
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def user_error(code, parameter):
+    return Errors.EDAMUserException(errorCode=code, parameter=parameter)
+
+
+def not_found(identifier, key):
+    return Errors.EDAMNotFoundException(identifier=identifier, key=key)
+
+
+class Account(object):
+    def __init__(self, user_id, token):
+        self.user_id = user_id
+        self.token = token
+        self.usn = 0
+        self.notebooks = []
+        self.tags = []
+        self.notes = []
+        created = now_ms()
+        self.notebooks.append(Types.Notebook(guid=str(uuid.uuid4()), name="First Notebook",
+                                             updateSequenceNum=self.next_usn(), defaultNotebook=True,
+                                             serviceCreated=created, serviceUpdated=created))
+
+    def next_usn(self):
+        self.usn += 1
+        return self.usn
+
+    def default_notebook(self):
+        for nb in self.notebooks:
+            if nb.defaultNotebook:
+                return nb
+        return self.notebooks[0]
+
+    def notebook(self, guid):
+        for nb in self.notebooks:
+            if nb.guid == guid:
+                return nb
+        return None
+
+    def tag_named(self, name):
+        for tag in self.tags:
+            if tag.name.lower() == name.lower():
+                return tag
+        return None
+
+    def tag(self, guid):
+        for tag in self.tags:
+            if tag.guid == guid:
+                return tag
+        return None
+
+    def note(self, guid):
+        for note in self.notes:
+            if note.guid == guid:
+                return note
+        return None
+
+
+class Service(object):
+    """Implements the methods of both UserStore.Iface and NoteStore.Iface that enlog uses."""
+
+    def __init__(self, tokens, base_url):
+        self.lock = threading.RLock()
+        self.base_url = base_url
+        self.accounts = {}
+        for i, token in enumerate(tokens, start=1):
+            self.accounts[token] = Account(i, token)
+
+    def account(self, token):
+        if not token:
+            raise user_error(Errors.EDAMErrorCode.DATA_REQUIRED, "authenticationToken")
+        account = self.accounts.get(token)
+        if account is None:
+            raise user_error(Errors.EDAMErrorCode.INVALID_AUTH, "authenticationToken")
+        return account
+
+    # UserStore
+    def checkVersion(self, clientName, edamVersionMajor, edamVersionMinor):
+        return edamVersionMajor == 1 and edamVersionMinor >= 20
+
+    def getUser(self, authenticationToken):
+        a = self.account(authenticationToken)
+        return Types.User(id=a.user_id, username="tester%d" % a.user_id, name="Test User %d" % a.user_id,
+                          timezone="UTC", privilege=Types.PrivilegeLevel.NORMAL, created=1700000000000,
+                          updated=1700000000000, active=True, shardId="s1")
+
+    def getUserUrls(self, authenticationToken):
+        self.account(authenticationToken)
+        return UserUrls(noteStoreUrl=self.base_url + NOTE_STORE_PATH,
+                        webApiUrlPrefix=self.base_url + "/shard/s1/",
+                        userStoreUrl=self.base_url + USER_STORE_PATH)
+
+    def getNoteStoreUrl(self, authenticationToken):
+        self.account(authenticationToken)
+        return self.base_url + NOTE_STORE_PATH
+
+    # NoteStore
+    def listNotebooks(self, authenticationToken):
+        return list(self.account(authenticationToken).notebooks)
+
+    def getDefaultNotebook(self, authenticationToken):
+        return self.account(authenticationToken).default_notebook()
+
+    def createNotebook(self, authenticationToken, notebook):
+        a = self.account(authenticationToken)
+        if notebook is None or not notebook.name or not notebook.name.strip():
+            raise user_error(Errors.EDAMErrorCode.DATA_REQUIRED, "Notebook.name")
+        if len(notebook.name) > 100 or notebook.name != notebook.name.strip():
+            raise user_error(Errors.EDAMErrorCode.BAD_DATA_FORMAT, "Notebook.name")
+        if any(nb.name.lower() == notebook.name.lower() for nb in a.notebooks):
+            raise user_error(Errors.EDAMErrorCode.DATA_CONFLICT, "Notebook.name")
+        created = now_ms()
+        nb = Types.Notebook(guid=str(uuid.uuid4()), name=notebook.name, updateSequenceNum=a.next_usn(),
+                            defaultNotebook=bool(notebook.defaultNotebook), serviceCreated=created,
+                            serviceUpdated=created, stack=notebook.stack)
+        if nb.defaultNotebook:
+            for other in a.notebooks:
+                other.defaultNotebook = False
+        a.notebooks.append(nb)
+        return nb
+
+    def listTags(self, authenticationToken):
+        return list(self.account(authenticationToken).tags)
+
+    def createNote(self, authenticationToken, note):
+        a = self.account(authenticationToken)
+        if note is None:
+            raise user_error(Errors.EDAMErrorCode.DATA_REQUIRED, "Note")
+        if note.title is None or not (1 <= len(note.title) <= 255) or note.title != note.title.strip():
+            raise user_error(Errors.EDAMErrorCode.BAD_DATA_FORMAT, "Note.title")
+        if not note.content:
+            raise user_error(Errors.EDAMErrorCode.DATA_REQUIRED, "Note.content")
+        if note.notebookGuid is None:
+            notebook = a.default_notebook()
+        else:
+            notebook = a.notebook(note.notebookGuid)
+            if notebook is None:
+                raise not_found("Note.notebookGuid", note.notebookGuid)
+        stored = copy.deepcopy(note)
+        stored.guid = str(uuid.uuid4())
+        stored.notebookGuid = notebook.guid
+        stored.active = True
+        content = note.content.encode("utf-8")
+        stored.contentHash = hashlib.md5(content).digest()
+        stored.contentLength = len(content)
+        stored.created = note.created or now_ms()
+        stored.updated = note.updated or stored.created
+        tag_guids = list(note.tagGuids or [])
+        for guid in tag_guids:
+            if a.tag(guid) is None:
+                raise not_found("Tag.guid", guid)
+        new_tags = []
+        for name in note.tagNames or []:
+            if not name or len(name) > 100 or "," in name or name != name.strip():
+                raise user_error(Errors.EDAMErrorCode.BAD_DATA_FORMAT, "Tag.name")
+            tag = a.tag_named(name) or next((t for t in new_tags if t.name.lower() == name.lower()), None)
+            if tag is None:
+                tag = Types.Tag(guid=str(uuid.uuid4()), name=name)
+                new_tags.append(tag)
+            if tag.guid not in tag_guids:
+                tag_guids.append(tag.guid)
+        for resource in stored.resources or []:
+            if resource.data is None or resource.data.body is None:
+                raise user_error(Errors.EDAMErrorCode.DATA_REQUIRED, "Resource.data")
+            if not resource.mime:
+                raise user_error(Errors.EDAMErrorCode.BAD_DATA_FORMAT, "Resource.mime")
+            digest = hashlib.md5(resource.data.body).digest()
+            if resource.data.bodyHash is not None and resource.data.bodyHash != digest:
+                raise user_error(Errors.EDAMErrorCode.BAD_DATA_FORMAT, "Resource.data.bodyHash")
+            if resource.data.size is not None and resource.data.size != len(resource.data.body):
+                raise user_error(Errors.EDAMErrorCode.BAD_DATA_FORMAT, "Resource.data.size")
+            resource.data.bodyHash = digest
+            resource.data.size = len(resource.data.body)
+            resource.guid = str(uuid.uuid4())
+            resource.noteGuid = stored.guid
+            resource.active = True
+        for tag in new_tags:
+            tag.updateSequenceNum = a.next_usn()
+            a.tags.append(tag)
+        stored.tagGuids = tag_guids or None
+        stored.tagNames = [a.tag(g).name for g in tag_guids] or None
+        stored.updateSequenceNum = a.next_usn()
+        for resource in stored.resources or []:
+            resource.updateSequenceNum = stored.updateSequenceNum
+        a.notes.append(stored)
+        return self._without_bodies(stored, with_content=False)
+
+    @staticmethod
+    def _without_bodies(note, with_content, with_resource_data=False):
+        out = copy.deepcopy(note)
+        out.tagNames = None
+        if not with_content:
+            out.content = None
+        for resource in out.resources or []:
+            if not with_resource_data and resource.data is not None:
+                resource.data.body = None
+            resource.recognition = None
+            resource.alternateData = None
+        return out
+
+    def findNotesMetadata(self, authenticationToken, filter, offset, maxNotes, resultSpec):
+        a = self.account(authenticationToken)
+        if offset is None or offset < 0:
+            raise user_error(Errors.EDAMErrorCode.DATA_REQUIRED, "offset")
+        if maxNotes is None or maxNotes < 1:
+            raise user_error(Errors.EDAMErrorCode.DATA_REQUIRED, "maxNotes")
+        filter = filter or NSTypes.NoteFilter()
+        spec = resultSpec or NSTypes.NotesMetadataResultSpec()
+        notes = [n for n in a.notes if filter.notebookGuid is None or n.notebookGuid == filter.notebookGuid]
+        if filter.inactive:
+            notes = []
+        page = notes[offset:offset + min(maxNotes, 250)]
+        out = []
+        for n in page:
+            m = NSTypes.NoteMetadata(guid=n.guid)
+            if spec.includeTitle:
+                m.title = n.title
+            if spec.includeContentLength:
+                m.contentLength = n.contentLength
+            if spec.includeCreated:
+                m.created = n.created
+            if spec.includeUpdated:
+                m.updated = n.updated
+            if spec.includeUpdateSequenceNum:
+                m.updateSequenceNum = n.updateSequenceNum
+            if spec.includeNotebookGuid:
+                m.notebookGuid = n.notebookGuid
+            if spec.includeTagGuids:
+                m.tagGuids = n.tagGuids
+            if spec.includeAttributes:
+                m.attributes = n.attributes
+            out.append(m)
+        return NSTypes.NotesMetadataList(startIndex=offset, totalNotes=len(notes), notes=out,
+                                         updateCount=a.usn)
+
+    def getNote(self, authenticationToken, guid, withContent, withResourcesData,
+                withResourcesRecognition, withResourcesAlternateData):
+        a = self.account(authenticationToken)
+        note = a.note(guid)
+        if note is None:
+            raise not_found("Note.guid", guid)
+        return self._without_bodies(note, bool(withContent), bool(withResourcesData))
+
+    def getNoteApplicationDataEntry(self, authenticationToken, guid, key):
+        a = self.account(authenticationToken)
+        note = a.note(guid)
+        if note is None:
+            raise not_found("Note.guid", guid)
+        app = note.attributes.applicationData if note.attributes else None
+        full = (app.fullMap or {}) if app else {}
+        if key not in full:
+            raise not_found("NoteAttributes.applicationData", key)
+        return full[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON view for /_test/notes
+
+def to_json(value):
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(to_json(v) for v in value)
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if hasattr(value, "thrift_spec"):
+        out = {}
+        for spec in value.thrift_spec:
+            if spec is None:
+                continue
+            field = getattr(value, spec[2])
+            if field is not None:
+                out[spec[2]] = to_json(field)
+        return out
+    return value
+
+
+def note_json(account, note):
+    out = to_json(note)
+    out["account"] = account.user_id
+    out["tagNames"] = [account.tag(g).name for g in (note.tagGuids or [])]
+    attributes = out.get("attributes", {})
+    app = note.attributes.applicationData if note.attributes else None
+    if app is not None:
+        attributes["applicationData"] = {"keysOnly": sorted(app.keysOnly) if app.keysOnly is not None else None,
+                                         "fullMap": dict(app.fullMap) if app.fullMap is not None else None}
+    out["attributes"] = attributes
+    resources = []
+    for r in note.resources or []:
+        body = r.data.body if r.data else None
+        resources.append({
+            "guid": r.guid, "noteGuid": r.noteGuid, "mime": r.mime, "width": r.width, "height": r.height,
+            "size": len(body) if body is not None else None,
+            "md5": hashlib.md5(body).hexdigest() if body is not None else None,
+            "bodyHash": r.data.bodyHash.hex() if r.data and r.data.bodyHash else None,
+            "attributes": to_json(r.attributes) if r.attributes else {},
+        })
+    out["resources"] = resources
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "enlog-edam-test/1"
+
+    def log_message(self, format, *args):
+        if self.server.verbose:
+            BaseHTTPRequestHandler.log_message(self, format, *args)
+
+    def _send(self, status, body, content_type):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, obj):
+        self._send(200, json.dumps(obj, sort_keys=True, indent=1).encode(), "application/json")
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        service = self.server.service
+        if url.path == "/_test/notes":
+            with service.lock:
+                notes = [note_json(a, n) for a in service.accounts.values() for n in a.notes]
+            self._json(notes)
+        elif url.path == "/_test/requests":
+            with service.lock:
+                self._json(list(self.server.requests))
+        elif url.path == "/_test/fail":
+            query = parse_qs(url.query)
+            with service.lock:
+                self.server.fail_status = int(query.get("status", ["503"])[0])
+                self.server.fail_count = int(query.get("count", ["1"])[0])
+            self._json({"ok": True})
+        else:
+            self._send(404, b"<html><head><title>404 Not Found</title></head></html>", "text/html")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        data = self.rfile.read(length) if length > 0 else b""
+        path = urlparse(self.path).path
+        if path == USER_STORE_PATH:
+            processor = self.server.user_store
+        elif path == NOTE_STORE_PATH:
+            processor = self.server.note_store
+        else:
+            self._send(404, b"<html><head><title>404 Not Found</title></head></html>", "text/html")
+            return
+        service = self.server.service
+        with service.lock:
+            record = {"path": path, "content_type": self.headers.get("Content-Type"),
+                      "accept": self.headers.get("Accept"), "user_agent": self.headers.get("User-Agent"),
+                      "length": len(data)}
+            try:
+                name, mtype, seqid = Protocol(BytesTransport(data)).readMessageBegin()
+                record.update({"method": name, "type": mtype, "seqid": seqid})
+            except Exception as e:  # noqa: BLE001 - recorded for the test to see
+                record["error"] = repr(e)
+            self.server.requests.append(record)
+            if self.server.fail_count > 0:
+                self.server.fail_count -= 1
+                status = self.server.fail_status
+                page = ("<html><head><title>%d Service Unavailable</title></head>"
+                        "<body><h1>Try again later</h1></body></html>" % status).encode()
+                self._send(status, page, "text/html; charset=utf-8")
+                return
+            out = BytesTransport()
+            try:
+                processor.process(Protocol(BytesTransport(data)), Protocol(out))
+            except Exception as e:  # noqa: BLE001 - a server bug or undecodable request
+                sys.stderr.write("evernote_server: %r\n" % (e,))
+                self._send(500, b"internal error", "text/plain")
+                return
+        self._send(200, out.getvalue(), "application/x-thrift")
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that hangs up early (timeouts, cancellation, size limits) is expected here.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            ThreadingHTTPServer.handle_error(self, request, client_address)
+
+
+def watch_stdin():
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    finally:
+        os._exit(0)
+
+
+def main():
+    # A parent that spawns us from a thread with signals blocked (Foundation.Process called on a
+    # Swift concurrency worker thread) passes its mask on: unblock so SIGTERM/SIGINT still work.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--token", action="append", default=[])
+    parser.add_argument("--print-port", action="store_true")
+    parser.add_argument("--watch-stdin", action="store_true")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    if not args.token:
+        parser.error("at least one --token is required")
+    server = QuietServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    server.verbose = args.verbose
+    port = server.server_address[1]
+    server.service = Service(args.token, "http://127.0.0.1:%d" % port)
+    server.user_store = UserStoreProcessor(server.service)
+    server.note_store = NoteStore.Processor(server.service)
+    server.requests = []
+    server.fail_status = 503
+    server.fail_count = 0
+    if args.watch_stdin:
+        threading.Thread(target=watch_stdin, daemon=True).start()
+    if args.print_port:
+        print("PORT=%d" % port, flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
