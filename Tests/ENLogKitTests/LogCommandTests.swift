@@ -328,3 +328,50 @@ enum ExitStatusCode: Int32 {
     case success = 0, invalidNote = 1, usage = 2, badLocation = 65, noInput = 66, noFix = 69
     case cannotWrite = 73, corrupt = 74, temporary = 75, config = 78
 }
+
+@Suite("enlog log with reverse geocoding")
+struct GeocodedLogTests {
+    func home(geocoder url: String, timeout: String = "3") throws -> EnlogHome {
+        var home = try EnlogHome()
+        home.extraEnvironment = ["ENLOG_GEOCODING_URL": url, "ENLOG_GEOCODING_TIMEOUT": timeout,
+                                 "ENLOG_GEOCODING_CONTACT": "diary@example.org", "LANG": "ja_JP.UTF-8"]
+        return home
+    }
+
+    @Test func theAddressGoesIntoTitleAndBodyAndIsCached() async throws {
+        let server = try NominatimTestServer()
+        defer { server.stop() }
+        let home = try home(geocoder: server.baseURL)
+        let first = try home.run("log", "--at", "35.681236,139.767125")
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("]: Tokyo, Chiyoda, Marunouchi 1-chome"), "\(first.standardOutput)")
+        #expect(first.standardError.isEmpty)
+        #expect(try home.run("log", "--at", "35.681240,139.767120").status == 0)
+        let notes = try home.notes()
+        #expect(notes.allSatisfy { $0["addressPending"] as? Bool == false })
+        let requests = try await server.requests()
+        #expect(requests.count == 1, "the second fix rounds to the same cached spot: \(requests)")
+        let request = try #require(requests.first)
+        #expect((request["user_agent"] as? String ?? "\(request)").contains("diary@example.org"), "\(request)")
+        #expect("\(request)".contains("accept-language") && "\(request)".contains("ja"), "\(request)")
+    }
+
+    @Test func anUnreachableGeocoderStillLogsTheNoteWithItsAddressPending() throws {
+        let home = try home(geocoder: "http://127.0.0.1:\(try freeLoopbackPort())")
+        let result = try home.run("log", "--at", "48.8606,2.3376")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("filled in before upload"))
+        #expect(try home.notes().first?["addressPending"] as? Bool == true)
+    }
+
+    @Test func aSlowGeocoderIsNotWaitedForBeyondTheBudget() throws {
+        let server = try NominatimTestServer(["--delay", "60"])
+        defer { server.stop() }
+        let home = try home(geocoder: server.baseURL, timeout: "1")
+        let result = try home.run("log", "--at", "35.681236,139.767125")
+        #expect(result.status == 0, "\(result.standardError)")
+        // The server would have answered with an address after 60 s: a pending address proves
+        // enlog stopped waiting at its budget instead.
+        #expect(try home.notes().first?["addressPending"] as? Bool == true)
+    }
+}
