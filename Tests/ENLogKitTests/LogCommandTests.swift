@@ -144,6 +144,29 @@ struct LogCommandTests {
         #expect(cannotCreate.status == ExitStatusCode.cannotWrite.rawValue, "\(cannotCreate.standardError)")
     }
 
+    /// Root writes through file modes, so the read-only case runs enlog as `nobody`.
+    @Test(.enabled(if: getuid() == 0 && Subprocess.which("setpriv") != nil, "needs root and setpriv to drop privileges"))
+    func aReadOnlyOutboxIsReportedAndKept() throws {
+        let home = try EnlogHome()
+        #expect(try home.run("log", "--at", "1,2", "--no-geocode").status == 0)
+        let data = home.directory.url.appendingPathComponent("data")
+        chmod(home.database, 0o444)
+        chmod(data.path, 0o555)
+        chmod(home.directory.url.path, 0o755)
+        // A copy `nobody` can reach, wherever the checkout lives.
+        let binary = home.directory.url.appendingPathComponent("enlog")
+        try FileManager.default.copyItem(at: Subprocess.enlog, to: binary)
+        chmod(binary.path, 0o755)
+        let arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", binary.path,
+                         "log", "--at", "3,4", "--no-geocode"]
+        let result = try Subprocess.run(Subprocess.which("setpriv")!, arguments, environment: home.environment)
+        #expect(result.status == ExitStatusCode.cannotWrite.rawValue, "\(result.standardError)")
+        #expect(result.standardErrorLines.count == 1)
+        #expect(result.standardError.contains("cannot be written"))
+        chmod(data.path, 0o755)
+        #expect(try home.counts().notes == 1)
+    }
+
     @Test func aLockedDatabaseIsATemporaryFailureAndLosesNothing() throws {
         let home = try EnlogHome()
         #expect(try home.run("log", "--at", "1,2", "--no-geocode").status == 0)
