@@ -30,6 +30,11 @@ enum ENMLDTD {
         xmlSetExternalEntityLoader(loadEmbeddedEntity)
     }()
 
+    /// Parsed DTDs ready to attach to documents: parsed once per concurrent worker, never per
+    /// document. Not shared between threads at once, because libxml2 writes into a DTD while
+    /// validating against it (compiled content models, parsed entity content).
+    static let pool = DTDPool()
+
     static func resource(for url: String) -> UnsafeBufferPointer<UInt8>? {
         resources[url] ?? resources[url.replacingOccurrences(of: "https://", with: "http://")]
     }
@@ -56,4 +61,22 @@ private let loadEmbeddedEntity: xmlExternalEntityLoader = { url, publicID, conte
     }
     input.pointee.filename = UnsafePointer(strdup(requested))
     return input
+}
+
+/// Hands out parsed copies of the ENML DTD, one per validation in flight. They live as long as the
+/// process: a handful at most (one per core), and each is reused by every later document.
+final class DTDPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [xmlDtdPtr] = []
+
+    /// A parsed DTD for the caller's exclusive use until `checkIn`; nil if it cannot be parsed.
+    func checkOut() -> xmlDtdPtr? {
+        if let dtd = lock.withLock({ idle.popLast() }) { return dtd }
+        _ = ENMLDTD.installed
+        return ENMLDTD.systemID.withCString { xmlParseDTD(nil, UnsafePointer<xmlChar>(OpaquePointer($0))) }
+    }
+
+    func checkIn(_ dtd: xmlDtdPtr) {
+        lock.withLock { idle.append(dtd) }
+    }
 }

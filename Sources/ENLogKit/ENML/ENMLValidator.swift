@@ -49,6 +49,8 @@ public struct ENMLValidator: Sendable {
 /// The state of one parse: libxml2's C callbacks find it again through the parser context.
 final class ENMLValidationRun {
     private(set) var diagnostics: [ENMLDiagnostic] = []
+    /// The pooled DTD this parse uses, returned to the pool when the parse is over.
+    private var borrowedDTD: xmlDtdPtr?
     private let applyRulesBeyondDTD: Bool
     private let controlCharactersReported: Bool
 
@@ -65,26 +67,36 @@ final class ENMLValidationRun {
     }
 
     func parse(_ base: UnsafePointer<UInt8>, count: Int) {
-        guard let context = xmlNewParserCtxt() else {
+        // Not xmlCtxtReadMemory: on a malformed document it frees the document, and the pooled
+        // DTD with it. Driving xmlParseDocument leaves the document to us, always.
+        guard let context = base.withMemoryRebound(to: CChar.self, capacity: count, {
+            xmlCreateMemoryParserCtxt($0, Int32(count))
+        }) else {
             diagnostics.append(ENMLDiagnostic(line: 0, column: 0, code: .xmlSyntax, message: "out of memory creating the XML parser"))
             return
         }
         defer { xmlFreeParserCtxt(context) }
+        _ = xmlCtxtUseOptions(context, Self.options)
         let unmanaged = Unmanaged.passUnretained(self)
         context.pointee._private = unmanaged.toOpaque()
         if applyRulesBeyondDTD {
             context.pointee.sax.pointee.startElementNs = startElementAndCheckRules
         }
-        context.pointee.sax.pointee.externalSubset = loadExternalSubsetWithoutCheckingIt
+        context.pointee.sax.pointee.externalSubset = attachSharedDTD
+        defer { if let borrowedDTD { ENMLDTD.pool.checkIn(borrowedDTD) } }
         // libxml2's structured error handler is per thread: install ours for this parse only.
         xmlSetStructuredErrorFunc(unmanaged.toOpaque(), collectLibXMLError)
         defer { xmlSetStructuredErrorFunc(nil, nil) }
 
-        let document = base.withMemoryRebound(to: CChar.self, capacity: count) {
-            xmlCtxtReadMemory(context, $0, Int32(count), nil, nil, Self.options)
+        _ = xmlParseDocument(context)
+        guard let document = context.pointee.myDoc else { return }
+        context.pointee.myDoc = nil
+        defer {
+            // The pooled DTD is not the document's to free.
+            if document.pointee.extSubset == borrowedDTD { document.pointee.extSubset = nil }
+            xmlFreeDoc(document)
         }
-        guard let document else { return }
-        defer { xmlFreeDoc(document) }
+        guard context.pointee.wellFormed != 0 else { return }
         checkDoctype(document, source: UnsafeBufferPointer(start: base, count: count))
         if applyRulesBeyondDTD, let encoding = document.pointee.encoding.map({ String(cString: $0) }),
            encoding.uppercased() != "UTF-8", encoding.uppercased() != "UTF8" {
@@ -144,6 +156,11 @@ final class ENMLValidationRun {
             code: isValidity ? .dtdValidity : .xmlSyntax, message: message))
     }
 
+    fileprivate func borrowDTD() -> xmlDtdPtr? {
+        if borrowedDTD == nil { borrowedDTD = ENMLDTD.pool.checkOut() }
+        return borrowedDTD
+    }
+
     func refusedEntity(_ url: String, context: xmlParserCtxtPtr) {
         let position = Self.position(of: context)
         diagnostics.append(ENMLDiagnostic(line: position.line, column: position.column, code: .wrongDoctype,
@@ -177,15 +194,20 @@ private let collectLibXMLError: xmlStructuredErrorFunc = { userData, error in
     Unmanaged<ENMLValidationRun>.fromOpaque(userData).takeUnretainedValue().record(error.pointee)
 }
 
-/// libxml2 validates every declaration of the DTD each time it loads it, which costs as much as
-/// validating a small note; the embedded DTD is fixed (and checked once by the test suite), so it
-/// is loaded with validation off and the document itself validated as usual.
-private let loadExternalSubsetWithoutCheckingIt: externalSubsetSAXFunc = { context, name, externalID, systemID in
+/// Attaches the pooled, already parsed ENML DTD instead of parsing it again for every document
+/// (which costs more than validating a typical note). Any other DTD goes the usual way, through
+/// the loader that refuses it; so does a document with declarations of its own (an internal
+/// subset), which libxml2 merges with the external one only while parsing that.
+private let attachSharedDTD: externalSubsetSAXFunc = { context, name, externalID, systemID in
     guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self) else { return }
-    let validate = parser.pointee.validate
-    parser.pointee.validate = 0
+    if let systemID, String(cString: systemID) == ENMLDTD.systemID,
+       let run = ENMLValidationRun.current(of: parser), let document = parser.pointee.myDoc,
+       document.pointee.intSubset?.pointee.children == nil,
+       let dtd = run.borrowDTD() {
+        document.pointee.extSubset = dtd
+        return
+    }
     xmlSAX2ExternalSubset(context, name, externalID, systemID)
-    parser.pointee.validate = validate
 }
 
 private let startElementAndCheckRules: startElementNsSAX2Func = {
