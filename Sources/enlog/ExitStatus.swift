@@ -19,7 +19,8 @@ enum ExitStatus: Int32, CaseIterable {
     case cannotWrite = 73
     /// The outbox file is corrupt or not a database.
     case corrupt = 74
-    /// Temporary: the outbox is locked by another process beyond the busy timeout. Try again.
+    /// Temporary: the outbox is locked by another process beyond the busy timeout, or the network
+    /// is unreachable (`reachability`). Try again.
     case temporary = 75
     /// The configuration file or an ENLOG_* variable is wrong.
     case config = 78
@@ -50,6 +51,8 @@ enum ExitStatus: Int32, CaseIterable {
             }
         case is ConfigError:
             return .config
+        case is ReachabilityError:
+            return .usage
         default:
             return .usage
         }

@@ -48,6 +48,8 @@ extension Setting {
     public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
     public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
     public static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
+    public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
+    public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", "longest the reachability check may take, seconds")
     public static let database = Setting("outbox.db", .string, default: nil, aliases: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
     /// Every setting, in the order `enlog config show` prints them.
@@ -55,7 +57,7 @@ extension Setting {
         gpsd, locationTimeout, maxAge, minAccuracy,
         geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
-        database,
+        probes, probeBudget, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }

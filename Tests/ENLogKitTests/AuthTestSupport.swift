@@ -1,0 +1,129 @@
+import Foundation
+import XCTest
+@testable import ENLogKit
+
+/// The Python interpreter with oauthlib (env ENLOG_PYTHON). Skips when unset, fails under CI=true.
+func requirePython(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    let environment = ProcessInfo.processInfo.environment
+    if let python = environment["ENLOG_PYTHON"], !python.isEmpty { return python }
+    if environment["CI"] == "true" {
+        XCTFail("ENLOG_PYTHON must point at a Python with oauthlib when CI=true", file: file, line: line)
+    }
+    throw XCTSkip("set ENLOG_PYTHON to a Python with oauthlib 4.0.1 to run this test")
+}
+
+let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("support")
+
+/// Runs `python -c SCRIPT args…` and returns stdout (trimmed).
+func runPython(_ python: String, _ script: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = ["-c", script] + arguments
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0)
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Tests/support/oauth_server.py, started on 127.0.0.1:0; `PORT=` is read from its stdout.
+/// Stopped with SIGTERM by `stop()` (tests call it in a defer/tearDown); it also exits by itself after 120 s.
+final class OAuthTestServer {
+    let process = Process()
+    let port: Int
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    init(python: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [supportDirectory.appendingPathComponent("oauth_server.py").path, "--max-seconds", "120"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read the first line (bounded: the server prints it within a second or two).
+        let handle = out.fileHandleForReading
+        var line = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let byte = handle.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data([10]) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT="), let port = Int(text.dropFirst(5)) else {
+            process.terminate()
+            throw NSError(domain: "OAuthTestServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no PORT= line: \(text)"])
+        }
+        self.port = port
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s; always reaps the child.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    func stats() async throws -> [String: Any] {
+        let response = try await HTTPClient().send(HTTPRequest(url: base + "/_stats"))
+        return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+    }
+}
+
+/// Collects printed lines.
+final class LineRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage = [String]()
+    var lines: [String] { lock.lock(); defer { lock.unlock() }; return storage }
+    func append(_ line: String) {
+        if ProcessInfo.processInfo.environment["ENLOG_TEST_TRACE"] != nil { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        lock.withLock { storage.append(line) }
+    }
+}
+
+/// Plays the user's browser: fetches the authorization URL (the test server answers 302 = "approved"
+/// or "denied"), then follows the Location to the loopback listener. Records the listener's page.
+final class FakeBrowser: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pages = [String]()
+    private var locations = [String]()
+    let client = HTTPClient()
+    /// When false, the browser stops after the authorization server's 302 (the user will paste the Location).
+    var followToListener = true
+
+    var lastPage: String? { lock.lock(); defer { lock.unlock() }; return pages.last }
+    var lastLocation: String? { lock.lock(); defer { lock.unlock() }; return locations.last }
+
+    /// The listener's page, waiting briefly: the flow may finish before this fake browser has read it.
+    func page() async -> String {
+        for _ in 0..<100 {
+            if let page = lastPage { return page }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return ""
+    }
+
+    func open(_ url: String) {
+        Task { try? await self.visit(url) }
+    }
+
+    func visit(_ url: String) async throws {
+        let first = try await client.send(HTTPRequest(url: url))
+        guard first.status == 302, let location = first.headers["location"] else {
+            lock.withLock { pages.append("status \(first.status)") }
+            return
+        }
+        lock.withLock { locations.append(location) }
+        guard followToListener else { return }
+        let page = try await client.send(HTTPRequest(url: location))
+        lock.withLock { pages.append("\(page.status) " + String(decoding: page.body, as: UTF8.self)) }
+    }
+}
