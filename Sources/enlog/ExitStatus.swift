@@ -13,8 +13,6 @@ enum ExitStatus: Int32, CaseIterable {
     case badLocation = 65
     /// A named input file is missing or unreadable (NMEA log, template).
     case noInput = 66
-    /// No usable fix from gpsd: not running, no fix, fixes too old or inaccurate.
-    case noFix = 69
     /// The outbox cannot be written: read-only file or directory, disk full, cannot be created.
     case cannotWrite = 73
     /// The outbox file is corrupt or not a database.
@@ -22,6 +20,13 @@ enum ExitStatus: Int32, CaseIterable {
     /// Temporary: the outbox is locked by another process beyond the busy timeout, or the network
     /// is unreachable (`reachability`). Try again.
     case temporary = 75
+    /// A service enlog needs is unavailable: no usable fix from gpsd (not running, no fix, fixes too
+    /// old or inaccurate), or Evernote cannot be reached (no connection, DNS, timeout, TLS).
+    case unavailable = 69
+    /// The service answered something that is not the protocol (HTML, garbage, an unexpected status).
+    case protocolError = 76
+    /// Not signed in, access denied, the token expired or was revoked, or the credentials file is unsafe.
+    case noPermission = 77
     /// The configuration file or an ENLOG_* variable is wrong.
     case config = 78
 
@@ -34,7 +39,7 @@ enum ExitStatus: Int32, CaseIterable {
             switch error {
             case .nmeaLogUnreadable: return .noInput
             case .invalidGPSDEndpoint: return .usage
-            case .gpsdUnreachable, .gpsdClosedConnection, .gpsdNoFix, .gpsdNoAcceptableFix: return .noFix
+            case .gpsdUnreachable, .gpsdClosedConnection, .gpsdNoFix, .gpsdNoAcceptableFix: return .unavailable
             default: return .badLocation
             }
         case let error as NoteError:
@@ -53,6 +58,23 @@ enum ExitStatus: Int32, CaseIterable {
             return .config
         case is ReachabilityError:
             return .usage
+        case let error as AuthError:
+            switch error {
+            case .invalidHost, .pastedURLInvalid: return .usage
+            case .missingConsumerKey: return .config
+            case .callbackTimedOut, .cancelled: return .temporary
+            case .serverRejected, .malformedResponse: return .protocolError
+            case .listenerFailed, .credentialsUnwritable, .credentialsUnreadable: return .cannotWrite
+            default: return .noPermission
+            }
+        case let error as EvernoteError:
+            if error.requiresReauthentication { return .noPermission }
+            if error.isTransient { return .temporary }
+            return .protocolError
+        case is HTTPError:
+            return .unavailable
+        case is ThriftHTTPError:
+            return .protocolError
         default:
             return .usage
         }

@@ -15,6 +15,8 @@ Two modes, one stdlib http.server on 127.0.0.1 port 0; prints ``PORT=<n>`` on st
 The process exits by itself after --max-seconds (default 300).
 """
 import argparse
+import urllib.error
+import urllib.request
 import base64
 import hashlib
 import hmac
@@ -373,13 +375,30 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def forward_edam(self, _unused):
+        """Like a real Evernote host, serve the Thrift API beside OAuth: /edam/user and
+        /edam/note/<shard> are passed to the SDK-based server (evernote_server.py) unchanged."""
+        path = self.path
+        if path.startswith("/edam/note/"):
+            path = "/shard/%s/notestore" % path[len("/edam/note/"):]
+        request = urllib.request.Request(self.server.edam_url + path, data=self.raw_body, method="POST",
+                                         headers={"Content-Type": "application/x-thrift"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                self.reply(answer.status, "application/x-thrift", answer.read())
+        except urllib.error.HTTPError as err:
+            self.reply(err.code, "text/plain", err.read())
+
     def dispatch(self, method):
         length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length).decode() if length else ""
+        self.raw_body = self.rfile.read(length) if length else b""
+        body = self.raw_body.decode("utf-8", "replace")
         url = f"http://{self.headers.get('Host', '127.0.0.1')}{self.path}"
         if self.path == "/_stats":
             with LOCK:
                 return self.reply_json(200, STATS)
+        if self.path.startswith("/edam/") and self.server.edam_url:
+            return self.forward_edam(None)
         try:
             if self.server.mode == "oauth1":
                 handle_oauth1(self, self.server.state, method, url, body)
@@ -408,19 +427,32 @@ def main():
     p.add_argument("--classic-lifetime", type=int, default=365 * 86400)
     p.add_argument("--refresh-lifetime", type=int, default=30 * 86400)
     p.add_argument("--max-seconds", type=float, default=300)
+    p.add_argument("--edam-url", help="base URL of evernote_server.py, served under /edam/ here")
+    p.add_argument("--print-port", action="store_true", help="accepted for the shared harness; the port is always printed")
+    p.add_argument("--watch-stdin", action="store_true", help="exit when stdin closes (the test process is gone)")
+    p.add_argument("--port", type=int, default=0)
     args = p.parse_args()
     # A parent may have spawned us with SIGTERM blocked (the mask is inherited): unblock it and exit on it.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     if args.mode == "oauth1" and not (args.consumer_key and args.consumer_secret is not None):
         p.error("--mode oauth1 needs --consumer-key and --consumer-secret")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.edam_url = args.edam_url
     server.daemon_threads = True
     server.mode = args.mode
     server.state = OAuth1State(args) if args.mode == "oauth1" else OAuth2State(args)
     timer = threading.Timer(args.max_seconds, lambda: os._exit(0))
     timer.daemon = True
     timer.start()
+    if args.watch_stdin:
+        def watch_stdin():
+            try:
+                while sys.stdin.buffer.read(4096):
+                    pass
+            finally:
+                os._exit(0)
+        threading.Thread(target=watch_stdin, daemon=True).start()
     print(f"PORT={server.server_address[1]}", flush=True)
     try:
         server.serve_forever(poll_interval=0.2)

@@ -32,6 +32,8 @@ public enum AuthError: ENLogError, Equatable {
     case credentialsInsecure(path: String, mode: String)
     case credentialsUnreadable(path: String, detail: String)
     case credentialsUnwritable(path: String, detail: String)
+    /// UserStore.checkVersion said no.
+    case clientTooOld
 
     public var reason: String {
         switch self {
@@ -67,6 +69,8 @@ public enum AuthError: ENLogError, Equatable {
             return "cannot read credentials \(path): \(detail)"
         case .credentialsUnwritable(let path, let detail):
             return "cannot write credentials \(path): \(detail)"
+        case .clientTooOld:
+            return "the service no longer accepts this version of enlog's protocol"
         }
     }
 
@@ -88,6 +92,8 @@ public enum AuthError: ENLogError, Equatable {
             return "chmod 600 \(path)"
         case .invalidHost:
             return "use https://HOST, or http:// only for 127.0.0.1/localhost/[::1]"
+        case .clientTooOld:
+            return "update enlog"
         default:
             return nil
         }

@@ -81,6 +81,7 @@ public struct AuthFlow: Sendable {
         switch kind {
         case .oauth1: return try await loginOAuth1(service: service, options: options)
         case .oauth2: return try await loginOAuth2(service: service, metadata: metadata!, options: options)
+        case .token: throw AuthError.invalidHost("a raw token is stored with `enlog auth token`, not by logging in")
         }
     }
 

@@ -15,10 +15,20 @@ public enum ServiceKind: String, Sendable, Codable, CaseIterable {
     case custom
 }
 
-/// The two login protocols.
+/// How the stored token was obtained: one of the two login protocols, or given as is.
 public enum AuthProtocolKind: String, Sendable, Codable {
     case oauth1 = "oauth1"
     case oauth2 = "oauth2"
+    /// A developer token or any raw token (`enlog auth token`).
+    case token = "token"
+
+    public var displayName: String {
+        switch self {
+        case .oauth1: return "OAuth 1.0a"
+        case .oauth2: return "OAuth 2.0 + PKCE"
+        case .token: return "token given by hand"
+        }
+    }
 }
 
 /// A resolved service: where its EDAM API lives and where to look for an OAuth 2.0 authorization server.

@@ -71,7 +71,7 @@ public struct Credentials: Sendable, Codable, Equatable {
         var lines = [
             "service: \(service.rawValue)",
             "host: \(host)",
-            "protocol: \(authProtocol == .oauth2 ? "OAuth 2.0 + PKCE" : "OAuth 1.0a")",
+            "protocol: \(authProtocol.displayName)",
         ]
         if let userId { lines.append("user id: \(userId)") }
         if let userName { lines.append("user: \(userName)") }

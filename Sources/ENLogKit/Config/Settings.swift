@@ -48,6 +48,8 @@ extension Setting {
     public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
     public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
     public static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
+    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, aliases: ["ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (sandbox, Yinxiang, custom hosts)")
+    public static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, aliases: ["ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
     public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
     public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", "longest the reachability check may take, seconds")
     public static let database = Setting("outbox.db", .string, default: nil, aliases: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
@@ -57,7 +59,7 @@ extension Setting {
         gpsd, locationTimeout, maxAge, minAccuracy,
         geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
-        probes, probeBudget, database,
+        consumerKey, consumerSecret, probes, probeBudget, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }

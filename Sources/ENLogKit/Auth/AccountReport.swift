@@ -1,0 +1,44 @@
+import Foundation
+
+/// JSON for `enlog auth status --json` and `enlog notebooks --json`; tokens never appear.
+public enum AccountReport {
+    struct Status: Encodable {
+        var service: String
+        var host: String
+        var `protocol`: String
+        var userId: Int?
+        var user: String?
+        var shard: String?
+        var noteStoreUrl: String?
+        var tokenExpires: Date?
+        var tokenSecondsLeft: Int?
+        var refreshable: Bool
+    }
+
+    struct Notebook: Encodable {
+        var guid: String?
+        var name: String?
+        var stack: String?
+        var isDefault: Bool
+    }
+
+    public static func json(_ credentials: Credentials, now: Date = Date()) throws -> String {
+        try encode(Status(service: credentials.service.rawValue, host: credentials.host,
+                          protocol: credentials.authProtocol.rawValue, userId: credentials.userId,
+                          user: credentials.userName, shard: credentials.shard, noteStoreUrl: credentials.noteStoreUrl,
+                          tokenExpires: credentials.tokenExpires,
+                          tokenSecondsLeft: credentials.tokenExpires.map { Int($0.timeIntervalSince(now)) },
+                          refreshable: credentials.refreshToken != nil))
+    }
+
+    public static func json(_ notebooks: [EDAM.Notebook]) throws -> String {
+        try encode(notebooks.map { Notebook(guid: $0.guid, name: $0.name, stack: $0.stack, isDefault: $0.defaultNotebook ?? false) })
+    }
+
+    private static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

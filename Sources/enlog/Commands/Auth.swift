@@ -1,0 +1,128 @@
+import ArgumentParser
+import ENLogKit
+import Foundation
+
+struct Auth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign in to Evernote (OAuth; never a password), check or forget the account.",
+        subcommands: [Login.self, Token.self, Status.self, Logout.self]
+    )
+
+    struct ServiceOptions: ParsableArguments {
+        @Option(help: "evernote (OAuth 2.0), sandbox, yinxiang (OAuth 1.0a), or custom with --host.")
+        var service: ServiceKind = .evernote
+
+        @Option(help: ArgumentHelp("Base URL of a custom service (http:// only for loopback).", valueName: "url"))
+        var host: String?
+
+        func validate() throws {
+            if host != nil && service != .custom { throw ValidationError("--host goes with --service custom") }
+        }
+    }
+
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Authorize enlog in a browser; the URL is printed so it also works over SSH.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var service: ServiceOptions
+        @Flag(help: "Do not open a browser; paste the address the browser ends on instead.") var noBrowser = false
+        @Option(help: "Seconds to wait for the authorization (default 300).") var timeout: Double = 300
+        @Option(help: "Loopback port for the redirect (default: any free port).") var port: UInt16 = 0
+        @Flag(help: "Sign OAuth 1.0a requests with PLAINTEXT instead of HMAC-SHA1.") var plaintext = false
+
+        func run() async throws {
+            let config = try global.loadConfig()
+            let flow = AuthFlow(transport: HTTPClient(), printLine: { Terminal.standardError($0) })
+            let consumer = AuthFlow.consumer(environment: ProcessInfo.processInfo.environment,
+                                             key: config.string(.consumerKey), secret: config.string(.consumerSecret))
+            let credentials = try await flow.login(AuthLoginOptions(
+                service: service.service, host: service.host, consumer: consumer,
+                signatureMethod: plaintext ? .plaintext : .hmacSHA1, noBrowser: noBrowser,
+                callbackPort: port, timeout: timeout))
+            try await Account.store(credentials, global: global)
+        }
+    }
+
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store a token obtained elsewhere (a developer token), after checking it works.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var service: ServiceOptions
+        @Option(help: "The token (default: $ENLOG_TOKEN, which keeps it out of shell history).") var token: String?
+        @Option(help: ArgumentHelp("NoteStore URL (default: asked from the service).", valueName: "url")) var noteStoreUrl: String?
+
+        func run() async throws {
+            guard let token = token ?? ProcessInfo.processInfo.environment["ENLOG_TOKEN"], !token.isEmpty else {
+                throw ValidationError("give --token TOKEN or set ENLOG_TOKEN")
+            }
+            let resolved = try AuthService.resolve(service.service, host: service.host)
+            let credentials = Credentials(service: service.service, host: resolved.baseURL, authProtocol: .token,
+                                          noteStoreUrl: noteStoreUrl, token: token)
+            try await Account.store(credentials, global: global)
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the account and when its token expires; never the token.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let store = Account.credentialStore()
+            guard let credentials = try store.loadIfPresent() else {
+                throw AuthError.credentialsMissing(path: store.path)
+            }
+            Terminal.standardOutput(json ? try AccountReport.json(credentials) : credentials.redacted())
+        }
+    }
+
+    struct Logout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget the stored credentials.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let store = Account.credentialStore()
+            Terminal.standardOutput(try store.delete() ? "signed out (removed \(store.path))" : "not signed in")
+        }
+    }
+}
+
+extension ServiceKind: ExpressibleByArgument {}
+
+/// What the auth commands share: where credentials live, and checking them before storing.
+enum Account {
+    static func credentialStore() -> CredentialStore {
+        CredentialStore(path: CredentialStore.defaultPath())
+    }
+
+    static func store(_ credentials: Credentials, global: GlobalOptions) async throws {
+        let account = try await EvernoteAccount(credentials: credentials).verified()
+        let store = credentialStore()
+        try store.save(account.credentials)
+        let who = account.credentials.userName ?? account.credentials.userId.map { "user \($0)" } ?? "your account"
+        Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(store.path)")
+    }
+
+    static func signedIn() async throws -> EvernoteAccount {
+        try await EvernoteAccount.signedIn(store: credentialStore(), flow: AuthFlow(transport: HTTPClient(), printLine: { Terminal.standardError($0) }))
+    }
+}
+
+struct Notebooks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the account's notebooks.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let notebooks = try await Account.signedIn().noteStore().listNotebooks()
+            .sorted { ($0.name ?? "").localizedCaseInsensitiveCompare($1.name ?? "") == .orderedAscending }
+        if json {
+            Terminal.standardOutput(try AccountReport.json(notebooks))
+        } else {
+            for notebook in notebooks {
+                let mark = notebook.defaultNotebook == true ? "  (default)" : ""
+                Terminal.standardOutput("\(notebook.name ?? "?")\(notebook.stack.map { "  [\($0)]" } ?? "")\(mark)")
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import XCTest
+@testable import ENLogKit
+
+/// `enlog auth …` and `enlog notebooks` as a user runs them on a machine without a browser:
+/// the real binary, the official SDK's server behind an oauthlib-checked OAuth server.
+final class AuthCommandTests: XCTestCase {
+    static let token = "S=s1:U=1:E=19c3a1b2c3d:C=18c3a1b2c3d:P=1cd:A=enlog-test:V=2:H=abcdef"
+    var home: EnlogHome!
+    var evernote: PythonServer!
+
+    override func setUpWithError() throws {
+        home = try EnlogHome()
+        // The OAuth 2.0 test server derives a fresh classic token per issue (`…:R=n`).
+        let tokens = [Self.token] + (2...4).map { "\(Self.token):R=\($0)" }
+        evernote = try PythonServer(script: "evernote_server.py", arguments: tokens.flatMap { ["--token", $0] })
+    }
+
+    override func tearDown() {
+        evernote?.stop()
+    }
+
+    /// Runs `enlog auth login --no-browser`, plays the browser with the URL it prints, and pastes
+    /// the address the browser ends on, as a user on an SSH session would.
+    func login(host: String, extraEnvironment: [String: String] = [:]) async throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = Subprocess.enlog
+        process.arguments = ["auth", "login", "--service", "custom", "--host", host, "--no-browser", "--timeout", "30"]
+        process.environment = home.environment.merging(extraEnvironment) { $1 }
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        var printed = ""
+        var authorizationURL: String?
+        while authorizationURL == nil {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+            authorizationURL = printed.split(separator: "\n").map(String.init).first { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+        }
+        let url = try XCTUnwrap(authorizationURL, "no authorization URL on a line of its own in: \(printed)")
+        let approval = try await HTTPClient().send(HTTPRequest(url: url))
+        XCTAssertEqual(approval.status, 302)
+        let redirect = try XCTUnwrap(approval.headers["location"])
+        input.fileHandleForWriting.write(Data((redirect + "\n").utf8))
+        process.waitUntilExit()
+        printed += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return ProcessResult(status: process.terminationStatus,
+                             standardOutput: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                             standardError: printed)
+    }
+
+    func assertSignedInAndPrivate(_ result: ProcessResult, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(result.status, 0, result.standardError, file: file, line: line)
+        XCTAssertTrue(result.standardOutput.contains("signed in as tester1"), result.standardOutput, file: file, line: line)
+        XCTAssertFalse((result.standardOutput + result.standardError).contains(Self.token), "token printed", file: file, line: line)
+        let credentials = home.directory.path("config/enlog/credentials.json")
+        let attributes = try FileManager.default.attributesOfItem(atPath: credentials)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, file: file, line: line)
+        let status = try home.run("auth", "status")
+        XCTAssertEqual(status.status, 0, file: file, line: line)
+        XCTAssertFalse(status.standardOutput.contains(Self.token), file: file, line: line)
+        let notebooks = try home.run("notebooks", "--json")
+        XCTAssertEqual(notebooks.status, 0, notebooks.standardError, file: file, line: line)
+        XCTAssertTrue(notebooks.standardOutput.contains("\"isDefault\" : true"), notebooks.standardOutput, file: file, line: line)
+    }
+
+    func testOAuth1LoginWithAPastedRedirectThenNotebooks() async throws {
+        let oauth = try PythonServer(script: "oauth_server.py", arguments: [
+            "--mode", "oauth1", "--consumer-key", "enlog-test", "--consumer-secret", "s3cret",
+            "--issue-token", Self.token, "--note-store-url", evernote.baseURL + "/shard/s1/notestore",
+            "--edam-url", evernote.baseURL])
+        defer { oauth.stop() }
+        let result = try await login(host: oauth.baseURL,
+                                     extraEnvironment: ["ENLOG_CONSUMER_KEY": "enlog-test", "ENLOG_CONSUMER_SECRET": "s3cret"])
+        try assertSignedInAndPrivate(result)
+        XCTAssertFalse(result.standardError.contains("s3cret"), "secret printed")
+    }
+
+    func testOAuth2PKCELoginThenNotebooks() async throws {
+        let oauth = try PythonServer(script: "oauth_server.py", arguments: [
+            "--mode", "oauth2", "--issue-token", Self.token, "--edam-url", evernote.baseURL])
+        defer { oauth.stop() }
+        try assertSignedInAndPrivate(try await login(host: oauth.baseURL))
+        let status = try home.run("auth", "status", "--json")
+        XCTAssertTrue(status.standardOutput.contains("\"refreshable\" : true"), status.standardOutput)
+    }
+
+    func testDeniedAccessIsAClearError() async throws {
+        let oauth = try PythonServer(script: "oauth_server.py", arguments: [
+            "--mode", "oauth2", "--issue-token", Self.token, "--edam-url", evernote.baseURL, "--deny"])
+        defer { oauth.stop() }
+        let result = try await login(host: oauth.baseURL)
+        XCTAssertEqual(result.status, 77, result.standardError)
+        XCTAssertTrue(result.standardError.contains("denied"), result.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home.directory.path("config/enlog/credentials.json")))
+    }
+
+    func testTokenIsCheckedBeforeItIsStored() throws {
+        var home = self.home!
+        home.extraEnvironment["ENLOG_TOKEN"] = "S=s1:U=1:bogus"
+        let rejected = try home.run("auth", "token", "--service", "custom", "--host", evernote.baseURL)
+        XCTAssertEqual(rejected.status, 77, rejected.standardError)
+        XCTAssertEqual(rejected.standardErrorLines.count, 1)
+        XCTAssertFalse(rejected.standardError.contains("bogus"))
+        XCTAssertEqual(try home.run("notebooks").status, 77, "not signed in")
+        home.extraEnvironment["ENLOG_TOKEN"] = Self.token
+        XCTAssertEqual(try home.run("auth", "token", "--service", "custom", "--host", evernote.baseURL).status, 0)
+        XCTAssertEqual(try home.run("notebooks").standardOutput, "First Notebook  (default)\n")
+        XCTAssertEqual(try home.run("auth", "logout").status, 0)
+        XCTAssertEqual(try home.run("notebooks").status, 77)
+    }
+
+    func testAWorldReadableCredentialsFileIsRefused() throws {
+        var home = self.home!
+        home.extraEnvironment["ENLOG_TOKEN"] = Self.token
+        XCTAssertEqual(try home.run("auth", "token", "--service", "custom", "--host", evernote.baseURL).status, 0)
+        let path = home.directory.path("config/enlog/credentials.json")
+        chmod(path, 0o644)
+        let refused = try home.run("notebooks")
+        XCTAssertEqual(refused.status, 77)
+        XCTAssertTrue(refused.standardError.contains("chmod 600 \(path)"), refused.standardError)
+    }
+
+    func testPlainHTTPToARemoteHostIsRefused() throws {
+        let result = try home.run("auth", "login", "--service", "custom", "--host", "http://192.0.2.7:8080", "--no-browser")
+        XCTAssertEqual(result.status, 2, result.standardError)
+        XCTAssertTrue(result.standardError.contains("http://"), result.standardError)
+    }
+}
