@@ -8,7 +8,7 @@ struct Enlog: AsyncParsableCommand {
         commandName: "enlog",
         abstract: "Keep a location diary in Evernote, from the terminal, online or not.",
         version: ENLogVersion.current,
-        subcommands: [Log.self, Queue.self, History.self, Auth.self, Notebooks.self, Reachability.self, ConfigCommand.self, Validate.self]
+        subcommands: [Log.self, Sync.self, Queue.self, History.self, Auth.self, Notebooks.self, Reachability.self, ConfigCommand.self, Validate.self]
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do

@@ -73,6 +73,12 @@ enum ExitStatus: Int32, CaseIterable {
             return .protocolError
         case is HTTPError:
             return .unavailable
+        case let error as SyncError:
+            switch error {
+            case .syncInProgress: return .temporary
+            case .lockUnavailable: return .cannotWrite
+            case .reauthenticationRequired: return .noPermission
+            }
         case is ThriftHTTPError:
             return .protocolError
         default:

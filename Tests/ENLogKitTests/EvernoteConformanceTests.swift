@@ -108,7 +108,8 @@ final class EvernoteConformanceTests: XCTestCase {
         XCTAssertEqual(found.totalNotes, 1)
         XCTAssertEqual(found.notes.map(\.guid), [noteGuid])
         XCTAssertEqual(found.notes.first?.title, note.title)
-        XCTAssertEqual(found.notes.first?.attributes?.applicationData?.fullMap?["enlog.id"], "q-42")
+        // Like the service, metadata names applicationData keys only; values come one by one.
+        XCTAssertEqual(found.notes.first?.attributes?.applicationData?.keysOnly, ["enlog.id", "enlog.v"])
         XCTAssertEqual(found.notes.first?.attributes?.latitude, 35.681236)
         let none = try await notes.findNotesMetadata(filter: EDAM.NoteFilter(notebookGuid: defaultNotebook.guid),
                                                      offset: 0, maxNotes: 50, resultSpec: spec)

@@ -12,6 +12,11 @@ Plain HTTP on 127.0.0.1 only:
   GET  /_test/notes           JSON: every stored note, field by field (all accounts)
   GET  /_test/requests        JSON: every Thrift request: path, method, seqid, headers of interest
   GET  /_test/fail?status=N&count=C   the next C Thrift requests get HTTP N with an HTML page
+  GET  /_test/inject?kind=user|system|drop|garbage|delay&method=M&code=EDAMErrorCode&parameter=P
+                    &duration=S&ms=N&match=TEXT&count=C   fault injection (sync copy only)
+  GET  /_test/clear   forget pending injections
+findNotesMetadata honours NoteFilter.words for `applicationData:KEY` and plain words, and
+NoteFilter.order CREATED/UPDATED (sync copy only).
 Each --token is its own account (user id 1, 2, ...); any other token gets EDAMUserException
 INVALID_AUTH "authenticationToken". Unknown methods get the SDK's TApplicationException.
 --print-port prints PORT=<n> once listening; --watch-stdin exits when stdin reaches EOF.
@@ -385,6 +390,11 @@ class Service(object):
         notes = [n for n in a.notes if filter.notebookGuid is None or n.notebookGuid == filter.notebookGuid]
         if filter.inactive:
             notes = []
+        notes = [n for n in notes if matches_words(n, filter.words)]
+        if filter.order == Types.NoteSortOrder.CREATED:
+            notes = sorted(notes, key=lambda n: n.created or 0, reverse=not filter.ascending)
+        elif filter.order == Types.NoteSortOrder.UPDATED:
+            notes = sorted(notes, key=lambda n: n.updated or 0, reverse=not filter.ascending)
         page = notes[offset:offset + min(maxNotes, 250)]
         out = []
         for n in page:
@@ -404,7 +414,12 @@ class Service(object):
             if spec.includeTagGuids:
                 m.tagGuids = n.tagGuids
             if spec.includeAttributes:
-                m.attributes = n.attributes
+                # Like the service: applicationData comes back as keysOnly in metadata.
+                m.attributes = copy.deepcopy(n.attributes)
+                app = m.attributes.applicationData if m.attributes else None
+                if app is not None:
+                    keys = set(app.keysOnly or []) | set((app.fullMap or {}).keys())
+                    m.attributes.applicationData = Types.LazyMap(keysOnly=keys)
             out.append(m)
         return NSTypes.NotesMetadataList(startIndex=offset, totalNotes=len(notes), notes=out,
                                          updateCount=a.usn)
@@ -427,6 +442,36 @@ class Service(object):
         if key not in full:
             raise not_found("NoteAttributes.applicationData", key)
         return full[key]
+
+
+def app_keys(note):
+    app = note.attributes.applicationData if note.attributes else None
+    if app is None:
+        return set()
+    return set(app.keysOnly or []) | set((app.fullMap or {}).keys())
+
+
+def matches_words(note, words):
+    """A subset of the Evernote search grammar: `applicationData:KEY` (the note has KEY in its
+    applicationData; `applicationData:*` any key), `-` negation, and plain words that must occur
+    in the title or content (case-insensitive)."""
+    if not words:
+        return True
+    for term in words.split():
+        negate = term.startswith("-")
+        if negate:
+            term = term[1:]
+        if term.lower().startswith("applicationdata:"):
+            key = term.split(":", 1)[1].strip('"')
+            keys = app_keys(note)
+            hit = bool(keys) if key == "*" else key in keys
+        else:
+            text = ((note.title or "") + " " + (note.content or "")).lower()
+            hit = term.strip('"').lower() in text
+        if hit == negate:
+            return False
+    return True
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -508,6 +553,24 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/_test/requests":
             with service.lock:
                 self._json(list(self.server.requests))
+        elif url.path == "/_test/inject":
+            # kind: user|system (EDAM exception with code/parameter/duration), drop (process the
+            # call, then close the socket without replying), garbage (process, reply junk bytes),
+            # delay (sleep ms then process). method: Thrift method; match: substring of the body.
+            query = {k: v[0] for k, v in parse_qs(url.query).items()}
+            with service.lock:
+                self.server.injections.append({
+                    "kind": query.get("kind", "system"), "method": query.get("method", "createNote"),
+                    "code": query.get("code", "INTERNAL_ERROR"), "parameter": query.get("parameter"),
+                    "duration": int(query["duration"]) if "duration" in query else None,
+                    "ms": int(query.get("ms", "0")),
+                    "match": query.get("match"), "count": int(query.get("count", "1"))})
+            self._json({"ok": True})
+        elif url.path == "/_test/clear":
+            with service.lock:
+                self.server.injections = []
+                self.server.fail_count = 0
+            self._json({"ok": True})
         elif url.path == "/_test/fail":
             query = parse_qs(url.query)
             with service.lock:
@@ -546,6 +609,20 @@ class Handler(BaseHTTPRequestHandler):
                         "<body><h1>Try again later</h1></body></html>" % status).encode()
                 self._send(status, page, "text/html; charset=utf-8")
                 return
+            injection = None
+            for inj in self.server.injections:
+                if inj["count"] > 0 and inj["method"] == record.get("method") and (
+                        inj["match"] is None or inj["match"].encode() in data):
+                    inj["count"] -= 1
+                    injection = inj
+                    record["injected"] = inj["kind"]
+                    break
+            if injection is not None and injection["kind"] in ("user", "system"):
+                self._send(200, exception_reply(record["method"], record["seqid"], injection),
+                           "application/x-thrift")
+                return
+            if injection is not None and injection["kind"] == "delay":
+                time.sleep(injection["ms"] / 1000.0)
             out = BytesTransport()
             try:
                 processor.process(Protocol(BytesTransport(data)), Protocol(out))
@@ -553,7 +630,35 @@ class Handler(BaseHTTPRequestHandler):
                 sys.stderr.write("evernote_server: %r\n" % (e,))
                 self._send(500, b"internal error", "text/plain")
                 return
+        if injection is not None and injection["kind"] == "drop":
+            # The call was processed (the note is stored); the client never hears back.
+            self.close_connection = True
+            try:
+                self.connection.shutdown(2)
+            except OSError:
+                pass
+            return
+        if injection is not None and injection["kind"] == "garbage":
+            self._send(200, b"\x80\x01\x00\x02garbage-not-thrift\xff\xfe", "application/x-thrift")
+            return
         self._send(200, out.getvalue(), "application/x-thrift")
+
+
+def exception_reply(method, seqid, injection):
+    """A REPLY carrying an EDAM exception in the method's generated result struct."""
+    code = getattr(Errors.EDAMErrorCode, injection["code"])
+    result = getattr(NoteStore, method + "_result")()
+    if injection["kind"] == "user":
+        result.userException = Errors.EDAMUserException(errorCode=code, parameter=injection["parameter"])
+    else:
+        result.systemException = Errors.EDAMSystemException(
+            errorCode=code, message=injection["parameter"], rateLimitDuration=injection["duration"])
+    out = BytesTransport()
+    proto = Protocol(out)
+    proto.writeMessageBegin(method, TMessageType.REPLY, seqid)
+    result.write(proto)
+    proto.writeMessageEnd()
+    return out.getvalue()
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -596,6 +701,7 @@ def main():
     server.requests = []
     server.fail_status = 503
     server.fail_count = 0
+    server.injections = []
     if args.watch_stdin:
         threading.Thread(target=watch_stdin, daemon=True).start()
     if args.print_port:

@@ -54,6 +54,7 @@ enum OutboxSchema {
             try db.create(index: "note_on_state_id", on: "note", columns: ["state", "id"])
         }
         GeocodeCache.registerMigrations(&migrator)
+        SyncState.registerMigrations(&migrator)
         return migrator
     }
 }

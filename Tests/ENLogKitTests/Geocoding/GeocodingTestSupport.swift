@@ -46,17 +46,6 @@ final class TemporaryDatabase {
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
-/// A settable clock for TTL tests.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
-}
-
-/// `Tests/support/nominatim_server.py` on 127.0.0.1, started with posix_spawn and a clean signal
-/// mask (Foundation's `Process` would pass on XCTest's blocked signals), stopped with SIGKILL.
 /// The local Nominatim-compatible server (Tests/support/nominatim_server.py), through the shared harness.
 final class NominatimTestServer {
     private let server: PythonServer

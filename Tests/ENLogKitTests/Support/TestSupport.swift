@@ -105,3 +105,12 @@ enum Subprocess {
         return nil
     }
 }
+
+/// A clock tests move forward (past a retry time, a rate-limit hold, a cache TTL).
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import ENLogKit
+import Foundation
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Upload the queued notes to Evernote, each exactly once.",
+        discussion: """
+            Checks reachability by address first: offline, it returns at once (exit 75 when notes
+            are pending). Exit 0 when the queue is drained or nothing was due.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print a JSON summary.") var json = false
+    @Option(help: "Upload at most this many notes.") var max: Int?
+    @Flag(help: "Say what would be uploaded; change nothing.") var dryRun = false
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.") var quiet = false
+
+    func run() async throws {
+        let config = try global.loadConfig()
+        let outbox = try global.openOutbox(config)
+        let account = try await Account.signedIn()
+        guard let noteStoreURL = account.credentials.noteStoreUrl else {
+            throw AuthError.credentialsMissing(path: "the NoteStore URL of the stored account")
+        }
+        let reachability = SyncReachability.configuration(
+            noteStoreURL: noteStoreURL, probes: config.list(.probes),
+            budget: .milliseconds(Int(config.number(.probeBudget) * 1000)), environment: ProcessInfo.processInfo.environment)
+        try ReachabilityChecker.validate(reachability)
+        let report = await ReachabilityChecker.check(reachability)
+        guard case .reachable = report.verdict else {
+            let counts = try await outbox.counts()
+            let waiting = (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0)
+            let verdict = report.verdict == .offline ? "offline" : "no uplink"
+            if !quiet {
+                Terminal.standardError("enlog: \(verdict) (checked in \(Int(report.elapsedMilliseconds)) ms); \(waiting) notes stay queued")
+            }
+            if json { Terminal.standardOutput(#"{"reachable": false, "remaining": \#(waiting)}"#) }
+            if waiting > 0 { throw ExitStatus.temporary.exitCode }
+            return
+        }
+        let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
+        let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
+                                    style: NoteStyle(config: config))
+        let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
+                                placeLookup: places, renderer: renderer,
+                                options: SyncOptions(maxNotes: max, dryRun: dryRun))
+        let summary = try await engine.run()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            Terminal.standardOutput(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        } else if !quiet {
+            Terminal.standardOutput(SyncReport.line(summary))
+        }
+        switch summary.stoppedBecause {
+        case .rateLimited, .networkDown, .serviceFailing where summary.remaining > 0:
+            throw ExitStatus.temporary.exitCode
+        default:
+            return
+        }
+    }
+}
+
+/// One line a person reads after a sync.
+enum SyncReport {
+    static func line(_ summary: SyncSummary) -> String {
+        var parts = ["uploaded \(summary.uploaded)"]
+        if summary.alreadyPresent > 0 { parts.append("\(summary.alreadyPresent) already on Evernote") }
+        if summary.failed > 0 { parts.append("\(summary.failed) failed (retried later)") }
+        if summary.parked > 0 { parts.append("\(summary.parked) parked (see `enlog queue list --state parked`)") }
+        parts.append("\(summary.remaining) remaining")
+        var line = parts.joined(separator: ", ")
+        if summary.stoppedBecause != .completed { line += "; stopped: \(summary.stoppedBecause.rawValue)" }
+        if let notBefore = summary.notBefore { line += "; next try not before \(ISO8601DateFormatter().string(from: notBefore))" }
+        if let error = summary.lastError { line += "; last error: \(error)" }
+        return line
+    }
+}
