@@ -20,8 +20,12 @@ public struct LocationLogger: Sendable {
     private let renderer: NoteRenderer
     private let lookup: (any PlaceLookup)?
     private let lookupBudget: Duration
+    /// The account signed in when the note is queued; sync uploads it to that account only.
+    private let account: String?
 
-    public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, lookupBudget: Duration = .seconds(3)) {
+    public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, lookupBudget: Duration = .seconds(3),
+                account: String? = nil) {
+        self.account = account
         self.outbox = outbox
         self.renderer = renderer
         self.lookup = lookup
@@ -39,7 +43,8 @@ public struct LocationLogger: Sendable {
                 addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
             }
         }
-        let draft = try renderer.render(fix: fix, place: place)
+        var draft = try renderer.render(fix: fix, place: place)
+        draft.account = account
         let note = try await outbox.enqueue(fix: fix, note: draft)
         return Outcome(note: note, fix: fix, addressProblem: addressProblem)
     }

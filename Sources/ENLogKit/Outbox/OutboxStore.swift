@@ -215,12 +215,13 @@ public struct OutboxStore: Sendable {
     }
 
     /// What a sync should send now, oldest first: pending notes, and failed ones whose retry is due.
-    /// Notes still waiting for their address are left out.
-    public func dueNotes(now: Date = Date(), limit: Int) async throws(OutboxError) -> [OutboxNote] {
+    /// Notes still waiting for their address are left out, and so, when `account` is given, are
+    /// notes queued for another account (notes queued before any sign-in go to whoever syncs).
+    public func dueNotes(now: Date = Date(), limit: Int, account: String? = nil) async throws(OutboxError) -> [OutboxNote] {
         try await read { db in
             // Two index walks merged here, rather than one OR query that SQLite would sort.
-            let pending = try Self.dueRequest(state: .pending, now: now, limit: limit).fetchAll(db)
-            let failed = try Self.dueRequest(state: .failed, now: now, limit: limit).fetchAll(db)
+            let pending = try Self.dueRequest(state: .pending, now: now, limit: limit, account: account).fetchAll(db)
+            let failed = try Self.dueRequest(state: .failed, now: now, limit: limit, account: account).fetchAll(db)
             return Array((pending + failed).sorted { $0.id! < $1.id! }.prefix(limit))
         }
     }
@@ -259,10 +260,11 @@ public struct OutboxStore: Sendable {
         return limit.map { request.limit($0) } ?? request
     }
 
-    static func dueRequest(state: OutboxNote.State, now: Date, limit: Int) -> QueryInterfaceRequest<OutboxNote> {
+    static func dueRequest(state: OutboxNote.State, now: Date, limit: Int, account: String? = nil) -> QueryInterfaceRequest<OutboxNote> {
         var request = OutboxNote
             .filter(OutboxNote.Columns.state == state)
             .filter(OutboxNote.Columns.addressPending == false)
+        if let account { request = request.filter(Column("account") == nil || Column("account") == account) }
         if state == .failed { request = request.filter(OutboxNote.Columns.nextAttemptAt <= now) }
         return request.order(OutboxNote.Columns.id).limit(limit)
     }

@@ -22,11 +22,15 @@ public struct SyncOptions: Sendable {
     public var maxConsecutiveFailures: Int
     /// Wait this long when Evernote says RATE_LIMIT_REACHED without a duration.
     public var defaultRateLimitWait: TimeInterval
+    /// The signed-in account (`EvernoteAccount.accountKey`): notes queued for another account are
+    /// never uploaded to this one. nil: no filter.
+    public var account: String?
 
     public init(maxNotes: Int? = nil, dryRun: Bool = false, maxAttempts: Int = 8, addressAttempts: Int = 3,
                 addressBudget: Duration = .seconds(3), addressLookupsPerRun: Int = 20,
                 backoffBase: TimeInterval = 30, backoffCap: TimeInterval = 6 * 3600,
-                maxConsecutiveFailures: Int = 3, defaultRateLimitWait: TimeInterval = 300) {
+                maxConsecutiveFailures: Int = 3, defaultRateLimitWait: TimeInterval = 300, account: String? = nil) {
+        self.account = account
         self.maxNotes = maxNotes
         self.dryRun = dryRun
         self.maxAttempts = maxAttempts
@@ -268,7 +272,7 @@ final class SyncRun: @unchecked Sendable {
             try await state.setNotBefore(nil, now: now)
         }
         if options.dryRun {
-            summary.due = try await outbox.dueNotes(now: now, limit: options.maxNotes ?? Int.max).count
+            summary.due = try await outbox.dueNotes(now: now, limit: options.maxNotes ?? Int.max, account: options.account).count
                 + outbox.notes(state: .sending).count
             summary.stoppedBecause = .dryRun
             return summary
@@ -428,10 +432,10 @@ final class SyncRun: @unchecked Sendable {
         while true {
             let left = budget - attempted.count
             if left <= 0 {
-                if try await !outbox.dueNotes(now: engine.clock(), limit: 1).isEmpty { throw Stop(reason: .maxNotes) }
+                if try await !outbox.dueNotes(now: engine.clock(), limit: 1, account: engine.options.account).isEmpty { throw Stop(reason: .maxNotes) }
                 return
             }
-            let batch = try await outbox.dueNotes(now: engine.clock(), limit: min(left, 100) + attempted.count)
+            let batch = try await outbox.dueNotes(now: engine.clock(), limit: min(left, 100) + attempted.count, account: engine.options.account)
                 .filter { !attempted.contains($0.id!) }
                 .prefix(left)
             if batch.isEmpty { return }

@@ -37,6 +37,9 @@ struct Log: AsyncParsableCommand {
     @Flag(help: "Print the stored note as JSON.")
     var json = false
 
+    @Flag(help: "Do not try to upload after logging.")
+    var noSync = false
+
     func validate() throws {
         if at != nil && nmea != nil { throw ValidationError("give --at or --nmea, not both") }
     }
@@ -52,8 +55,11 @@ struct Log: AsyncParsableCommand {
                                     style: NoteStyle(config: config))
         let outbox = try global.openOutbox(config)
         let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
+        // Offline and without a network call: the stored account, if any, owns the note.
+        let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
         let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: places,
-                                    lookupBudget: .milliseconds(Int(config.number(.geocodingTimeout) * 1000)))
+                                    lookupBudget: .milliseconds(Int(config.number(.geocodingTimeout) * 1000)),
+                                    account: account)
         let outcome = try await logger.log(from: source)
         if json {
             Terminal.standardOutput(try OutboxJSON.encode(outcome.note))
@@ -62,6 +68,18 @@ struct Log: AsyncParsableCommand {
             if let problem = outcome.addressProblem {
                 Terminal.standardError("enlog: note: no address yet (\(problem)); it is filled in before upload")
             }
+        }
+        if !noSync { await uploadOpportunistically(config: config, outbox: outbox) }
+    }
+
+    /// After the note is stored and reported: if signed in and the network is there, upload a few
+    /// queued notes within a bounded time. Whatever happens, the logged note stays logged and
+    /// `log` succeeds; the next `enlog sync` does the rest.
+    private func uploadOpportunistically(config: Config, outbox: OutboxStore) async {
+        guard let credentials = try? Account.credentialStore().loadIfPresent() else { return }
+        let session = SyncSession(config: config, outbox: outbox, account: EvernoteAccount(credentials: credentials))
+        if let summary = await session.runOpportunistically(), !json, summary.uploaded > 0 {
+            Terminal.standardError("enlog: uploaded \(summary.uploaded) queued note(s); \(summary.remaining) remaining")
         }
     }
 }

@@ -20,18 +20,10 @@ struct Sync: AsyncParsableCommand {
     func run() async throws {
         let config = try global.loadConfig()
         let outbox = try global.openOutbox(config)
-        let account = try await Account.signedIn()
-        guard let noteStoreURL = account.credentials.noteStoreUrl else {
-            throw AuthError.credentialsMissing(path: "the NoteStore URL of the stored account")
-        }
-        let reachability = SyncReachability.configuration(
-            noteStoreURL: noteStoreURL, probes: config.list(.probes),
-            budget: .milliseconds(Int(config.number(.probeBudget) * 1000)), environment: ProcessInfo.processInfo.environment)
-        try ReachabilityChecker.validate(reachability)
-        let report = await ReachabilityChecker.check(reachability)
-        guard case .reachable = report.verdict else {
-            let counts = try await outbox.counts()
-            let waiting = (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0)
+        let outcome = try await SyncSession(config: config, outbox: outbox, account: try await Account.signedIn())
+            .run(maxNotes: max, dryRun: dryRun)
+        guard case .synced(let summary) = outcome else {
+            guard case .unreachable(let report, let waiting) = outcome else { return }
             let verdict = report.verdict == .offline ? "offline" : "no uplink"
             if !quiet {
                 Terminal.standardError("enlog: \(verdict) (checked in \(Int(report.elapsedMilliseconds)) ms); \(waiting) notes stay queued")
@@ -40,13 +32,6 @@ struct Sync: AsyncParsableCommand {
             if waiting > 0 { throw ExitStatus.temporary.exitCode }
             return
         }
-        let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
-        let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
-                                    style: NoteStyle(config: config))
-        let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
-                                placeLookup: places, renderer: renderer,
-                                options: SyncOptions(maxNotes: max, dryRun: dryRun))
-        let summary = try await engine.run()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

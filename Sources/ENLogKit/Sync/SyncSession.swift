@@ -1,0 +1,52 @@
+import Foundation
+
+/// One `enlog sync`, as a whole: reachability by address first, then the engine. Shared by the
+/// `sync` command and the opportunistic sync after `log`.
+public struct SyncSession: Sendable {
+    public enum Outcome: Sendable {
+        /// Not reachable: nothing was sent. `waiting` notes stay queued.
+        case unreachable(ReachabilityReport, waiting: Int)
+        case synced(SyncSummary)
+    }
+
+    let config: Config
+    let outbox: OutboxStore
+    let account: EvernoteAccount
+
+    public init(config: Config, outbox: OutboxStore, account: EvernoteAccount) {
+        self.config = config
+        self.outbox = outbox
+        self.account = account
+    }
+
+    public func run(maxNotes: Int? = nil, dryRun: Bool = false,
+                    environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Outcome {
+        guard let noteStoreURL = account.credentials.noteStoreUrl else {
+            throw AuthError.credentialsMissing(path: "the NoteStore URL of the stored account")
+        }
+        let reachability = SyncReachability.configuration(
+            noteStoreURL: noteStoreURL, probes: config.list(.probes),
+            budget: .milliseconds(Int(config.number(.probeBudget) * 1000)), environment: environment)
+        try ReachabilityChecker.validate(reachability)
+        let report = await ReachabilityChecker.check(reachability)
+        guard case .reachable = report.verdict else {
+            let counts = try await outbox.counts()
+            return .unreachable(report, waiting: (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0))
+        }
+        let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
+        let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
+                                    style: NoteStyle(config: config))
+        let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
+                                placeLookup: places, renderer: renderer,
+                                options: SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey))
+        return .synced(try await engine.run())
+    }
+
+    /// The sync after `log`: a few notes within a bounded time, and no error ever surfaces — the
+    /// logged note is already stored, and the next `enlog sync` does the rest. nil when nothing ran.
+    public func runOpportunistically(maxNotes: Int = 20, budget: Duration = .seconds(10)) async -> SyncSummary? {
+        let outcome = try? await LocationLogger.withDeadline(budget) { try await self.run(maxNotes: maxNotes) }
+        guard case .synced(let summary)? = outcome else { return nil }
+        return summary
+    }
+}
