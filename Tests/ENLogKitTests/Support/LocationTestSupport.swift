@@ -85,7 +85,26 @@ extension XCTestCase {
     }
 }
 
-/// A child started with posix_spawn and a clean signal mask.
+/// `posix_spawn` with an empty signal mask and default dispositions for every signal.
+///
+/// Foundation's `Process` on Linux passes on the spawning thread's blocked-signal mask (XCTest's
+/// threads block nearly everything), so a child would never see SIGTERM.
+func spawnWithCleanSignals(_ pid: inout pid_t, _ path: String, _ actions: inout posix_spawn_file_actions_t,
+                           _ argv: [UnsafeMutablePointer<CChar>?], _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+}
+
+/// A child started with posix_spawn and a clean signal mask (see `spawnWithCleanSignals`).
 ///
 /// Foundation's `Process` on Linux passes on the spawning thread's blocked-signal mask (XCTest's
 /// threads block nearly everything), so a child such as gpsd would never see SIGTERM.
@@ -100,21 +119,10 @@ final class SpawnedProcess {
         for fd: Int32 in [0, 1, 2] {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, environ)
+        let status = spawnWithCleanSignals(&pid, executable.path, &actions, argv, environ)
         guard status == 0 else {
             throw NSError(domain: NSPOSIXErrorDomain, code: Int(status),
                           userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable.path)"])
