@@ -61,12 +61,21 @@ public struct Credentials: Sendable, Codable, Equatable {
     /// UserStore URL for this service.
     public var userStoreUrl: String { host + "/edam/user" }
 
+    /// "29 days 3 hours", "3 hours 12 minutes", "4 minutes".
+    static func span(_ seconds: TimeInterval) -> String {
+        let minutes = Int(seconds / 60), hours = minutes / 60, days = hours / 24
+        func unit(_ count: Int, _ name: String) -> String { "\(count) \(name)\(count == 1 ? "" : "s")" }
+        if days > 0 { return unit(days, "day") + " " + unit(hours % 24, "hour") }
+        if hours > 0 { return unit(hours, "hour") + " " + unit(minutes % 60, "minute") }
+        return unit(max(minutes, 0), "minute")
+    }
+
     /// For `enlog auth status`: every field except the tokens (and never a fragment of one).
     public func redacted(now: Date = Date()) -> String {
         func when(_ date: Date?) -> String {
             guard let date else { return "unknown" }
             let stamp = ISO8601DateFormatter().string(from: date)
-            return date <= now ? "\(stamp) (expired)" : stamp
+            return date <= now ? "\(stamp) (expired)" : "\(stamp) (in \(Self.span(date.timeIntervalSince(now))))"
         }
         var lines = [
             "service: \(service.rawValue)",
