@@ -83,17 +83,3 @@ struct Log: AsyncParsableCommand {
         }
     }
 }
-
-/// Which location source the flags select.
-struct LocationChoice {
-    var at: String?
-    var nmea: String?
-
-    func source(config: Config) throws -> any LocationSource {
-        if let at { return try ManualLocation(at) }
-        if let nmea { return NMEALogLocation(path: nmea) }
-        let endpoint = try GPSDLocation.Endpoint(parsing: config.string(.gpsd) ?? "127.0.0.1:2947")
-        return GPSDLocation(endpoint: endpoint, timeout: config.number(.locationTimeout),
-                            filter: QualityFilter(maxAge: config.number(.maxAge), minAccuracy: config.number(.minAccuracy)))
-    }
-}
