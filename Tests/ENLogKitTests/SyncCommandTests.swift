@@ -115,3 +115,43 @@ extension SyncCommandTests {
         XCTAssertTrue(["pending", "failed"].contains(notes[0]["state"] as? String), "\(notes)")
     }
 }
+
+extension SyncCommandTests {
+    /// On a pipe: no progress line (nothing on stderr); `-v` one line per note; and the address the
+    /// sync reached is remembered for the NoteStore host.
+    func testNoProgressOnAPipeAndOneLinePerNoteWhenVerbose() async throws {
+        let server = try PythonServer(script: "evernote_server.py", arguments: ["--token", Self.token])
+        defer { server.stop() }
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        try signIn(home, to: server)
+        for latitude in 1...2 { XCTAssertEqual(try home.run("log", "--at", "\(latitude),2", "--no-sync").status, 0) }
+        let plain = try home.run("sync")
+        XCTAssertEqual(plain.status, 0, plain.standardError)
+        XCTAssertEqual(plain.standardError, "", "progress output on a pipe")
+        XCTAssertTrue(plain.standardOutput.hasPrefix("uploaded 2, 0 remaining"), plain.standardOutput)
+
+        for latitude in 3...4 { XCTAssertEqual(try home.run("log", "--at", "\(latitude),2", "--no-sync").status, 0) }
+        let verbose = try home.run("sync", "-v")
+        XCTAssertEqual(verbose.status, 0, verbose.standardError)
+        let lines = verbose.standardErrorLines
+        XCTAssertEqual(lines.count, 2, verbose.standardError)
+        XCTAssertFalse(verbose.standardError.contains("\r"), verbose.standardError)
+        for (line, id) in zip(lines, [3, 4]) {
+            let fields = line.split(separator: " ")
+            XCTAssertEqual(fields.count, 4, line)
+            XCTAssertEqual(fields.prefix(3).joined(separator: " "), "note \(id) uploaded", line)
+        }
+        let guids = try await fetchJSON(server.baseURL + "/_test/notes") as? [[String: Any]] ?? []
+        XCTAssertEqual(Set(lines.compactMap { $0.split(separator: " ").last.map(String.init) }).subtracting(guids.compactMap { $0["guid"] as? String }), [])
+
+        for latitude in 5...5 { XCTAssertEqual(try home.run("log", "--at", "\(latitude),2", "--no-sync").status, 0) }
+        let quiet = try home.run("sync", "-q", "-v")
+        XCTAssertEqual(quiet.status, 0)
+        XCTAssertEqual(quiet.standardError + quiet.standardOutput, "")
+
+        let outbox = try OutboxStore(path: home.database)
+        let remembered = try await SyncState(writer: outbox.databaseWriter).rememberedAddress(host: "127.0.0.1")
+        XCTAssertEqual(remembered, "127.0.0.1:\(server.port)")
+    }
+}

@@ -20,6 +20,8 @@ NoteFilter.order CREATED/UPDATED (sync copy only).
 Each --token is its own account (user id 1, 2, ...); any other token gets EDAMUserException
 INVALID_AUTH "authenticationToken". Unknown methods get the SDK's TApplicationException.
 --print-port prints PORT=<n> once listening; --watch-stdin exits when stdin reaches EOF.
+--host ADDR listens there (default 127.0.0.1; e.g. an address inside a network namespace);
+--tls-cert PEM --tls-key PEM serve HTTPS; --public-url URL is the base URL the service hands out.
 """
 import argparse
 import copy
@@ -688,14 +690,26 @@ def main():
     parser.add_argument("--print-port", action="store_true")
     parser.add_argument("--watch-stdin", action="store_true")
     parser.add_argument("--verbose", action="store_true")
+    # In a network namespace the client reaches the server by another address (or a name).
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--public-url", help="base URL the service hands out (default: the listening one)")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (and --tls-key)")
+    parser.add_argument("--tls-key")
     args = parser.parse_args()
     if not args.token:
         parser.error("at least one --token is required")
-    server = QuietServer(("127.0.0.1", args.port), Handler)
+    server = QuietServer((args.host, args.port), Handler)
     server.daemon_threads = True
     server.verbose = args.verbose
     port = server.server_address[1]
-    server.service = Service(args.token, "http://127.0.0.1:%d" % port)
+    if args.tls_cert:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    scheme = "https" if args.tls_cert else "http"
+    host = "[%s]" % args.host if ":" in args.host else args.host
+    server.service = Service(args.token, args.public_url or "%s://%s:%d" % (scheme, host, port))
     server.user_store = UserStoreProcessor(server.service)
     server.note_store = NoteStore.Processor(server.service)
     server.requests = []

@@ -52,6 +52,8 @@ extension Setting {
     public static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, aliases: ["ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
     public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
     public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", "longest the reachability check may take, seconds")
+    public static let dnsTimeout = Setting("network.dns_timeout", .number, default: "5", "longest wait for the Evernote host's name to resolve, seconds; past it a remembered address is used")
+    public static let caFile = Setting("network.ca_file", .string, default: nil, "PEM file of CAs to trust for HTTPS instead of the system's (verification stays on)")
     public static let database = Setting("outbox.db", .string, default: nil, aliases: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
     /// Every setting, in the order `enlog config show` prints them.
@@ -59,7 +61,7 @@ extension Setting {
         gpsd, locationTimeout, maxAge, minAccuracy,
         geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
-        consumerKey, consumerSecret, probes, probeBudget, database,
+        consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, caFile, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }

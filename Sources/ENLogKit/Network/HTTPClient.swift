@@ -108,6 +108,7 @@ public final class HTTPClient: Sendable {
                 set(CURLOPT_FOLLOWLOCATION, 0)
                 set(CURLOPT_SSL_VERIFYPEER, 1)
                 set(CURLOPT_SSL_VERIFYHOST, 2)
+                if let caFile = configuration.caFile { set(CURLOPT_CAINFO, caFile) }
                 set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
                 set(CURLOPT_TIMEOUT_MS, configuration.totalTimeout.curlMilliseconds)
                 set(CURLOPT_TCP_KEEPALIVE, 1)

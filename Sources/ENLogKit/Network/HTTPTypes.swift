@@ -40,6 +40,9 @@ public struct HTTPConfiguration: Sendable {
     public var resolve: [String]
     /// A reply body larger than this fails with `HTTPError.responseTooLarge`.
     public var maxResponseBytes: Int
+    /// CURLOPT_CAINFO: a PEM bundle of CAs to trust instead of the system's (a private test or
+    /// corporate CA). Verification stays on either way. nil: the system bundle.
+    public var caFile: String?
 
     public static let defaultUserAgent = "enlog/\(ENLogVersion.current) (Linux)"
 
@@ -47,11 +50,13 @@ public struct HTTPConfiguration: Sendable {
                 totalTimeout: Duration = .seconds(60),
                 userAgent: String = HTTPConfiguration.defaultUserAgent,
                 resolve: [String] = [],
-                maxResponseBytes: Int = 64 << 20) {
+                maxResponseBytes: Int = 64 << 20,
+                caFile: String? = nil) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
         self.userAgent = userAgent
         self.resolve = resolve
         self.maxResponseBytes = maxResponseBytes
+        self.caFile = caFile
     }
 }

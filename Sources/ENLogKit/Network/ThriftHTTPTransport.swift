@@ -88,10 +88,15 @@ public enum ThriftHTTPError: ENLogError, Equatable {
 public struct ThriftHTTPTransport: ThriftTransport {
     public let url: String
     public let client: HTTPClient
+    /// Called with `HTTPResponse.primaryIP` after each successful round trip (a Thrift reply
+    /// came back), so a caller can remember the address that worked for when DNS does not.
+    public let onConnected: (@Sendable (_ primaryIP: String) -> Void)?
 
-    public init(url: String, client: HTTPClient = HTTPClient()) {
+    public init(url: String, client: HTTPClient = HTTPClient(),
+                onConnected: (@Sendable (_ primaryIP: String) -> Void)? = nil) {
         self.url = url
         self.client = client
+        self.onConnected = onConnected
     }
 
     public func roundTrip(_ request: [UInt8]) async throws -> [UInt8] {
@@ -109,6 +114,7 @@ public struct ThriftHTTPTransport: ThriftTransport {
             throw ThriftHTTPError.unexpectedContent(contentType: contentType,
                                                     snippet: ThriftHTTPError.snippet(of: response.body))
         }
+        if let ip = response.primaryIP { onConnected?(ip) }
         return response.body
     }
 }

@@ -25,12 +25,16 @@ public struct SyncOptions: Sendable {
     /// The signed-in account (`EvernoteAccount.accountKey`): notes queued for another account are
     /// never uploaded to this one. nil: no filter.
     public var account: String?
+    /// Told what happens, note by note (progress lines, `--verbose`); called on the run's task.
+    public var observer: (@Sendable (SyncEvent) -> Void)?
 
     public init(maxNotes: Int? = nil, dryRun: Bool = false, maxAttempts: Int = 8, addressAttempts: Int = 3,
                 addressBudget: Duration = .seconds(3), addressLookupsPerRun: Int = 20,
                 backoffBase: TimeInterval = 30, backoffCap: TimeInterval = 6 * 3600,
-                maxConsecutiveFailures: Int = 3, defaultRateLimitWait: TimeInterval = 300, account: String? = nil) {
+                maxConsecutiveFailures: Int = 3, defaultRateLimitWait: TimeInterval = 300, account: String? = nil,
+                observer: (@Sendable (SyncEvent) -> Void)? = nil) {
         self.account = account
+        self.observer = observer
         self.maxNotes = maxNotes
         self.dryRun = dryRun
         self.maxAttempts = maxAttempts
@@ -42,6 +46,23 @@ public struct SyncOptions: Sendable {
         self.maxConsecutiveFailures = maxConsecutiveFailures
         self.defaultRateLimitWait = defaultRateLimitWait
     }
+}
+
+/// What a run reports while it works.
+public enum SyncEvent: Sendable, Equatable {
+    /// Before the first note: how many notes this run expects to handle.
+    case started(total: Int)
+    /// One note handled (`guid` when it is on Evernote).
+    case note(id: Int64, action: SyncNoteAction, guid: String?)
+    /// Something worth a line in verbose output (e.g. which address was used).
+    case notice(String)
+}
+
+public enum SyncNoteAction: String, Sendable, Codable {
+    case uploaded
+    case alreadyPresent = "already-present"
+    case failed
+    case parked
 }
 
 public struct SyncSummary: Sendable, Codable, Equatable {
@@ -109,6 +130,15 @@ public struct SyncEngine: Sendable {
         NoteStoreClient(transport: ThriftHTTPTransport(url: url), authenticationToken: token)
     }
 
+    /// Clients over `http` whose successful calls report their address to `connected`.
+    static func clientFactory(http: HTTPConfiguration, connected: ConnectedAddress) -> ClientFactory {
+        { url, token in
+            NoteStoreClient(transport: ThriftHTTPTransport(url: url, client: HTTPClient(configuration: http),
+                                                           onConnected: { connected.record($0) }),
+                            authenticationToken: token)
+        }
+    }
+
     let outbox: OutboxStore
     let noteStoreURL: String
     let token: String
@@ -117,19 +147,27 @@ public struct SyncEngine: Sendable {
     let renderer: NoteRenderer?
     let clock: @Sendable () -> Date
     let options: SyncOptions
+    /// The address the run's NoteStore calls reached; remembered per host at the end of the run.
+    let connected = ConnectedAddress()
+    let rememberAddress: Bool
 
     /// - Parameters:
+    ///   - makeClient: nil: clients over `http` that record the address they reach, remembered
+    ///     (`SyncState.rememberAddress`) unless `rememberAddress` is false (through a proxy the
+    ///     address reached is the proxy's, not the NoteStore's).
     ///   - placeLookup, renderer: fill in deferred addresses (`addressPending` notes) before
     ///     upload; without them such notes are uploaded as queued (coordinates only).
     ///   - clock: "now" for every state change, retry time and rate-limit check.
     public init(outbox: OutboxStore, noteStoreURL: String, token: String,
-                makeClient: @escaping ClientFactory = SyncEngine.defaultClientFactory,
+                makeClient: ClientFactory? = nil, http: HTTPConfiguration = HTTPConfiguration(),
+                rememberAddress: Bool = true,
                 placeLookup: (any PlaceLookup)? = nil, renderer: NoteRenderer? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }, options: SyncOptions = SyncOptions()) {
         self.outbox = outbox
         self.noteStoreURL = noteStoreURL
         self.token = token
-        self.makeClient = makeClient
+        self.makeClient = makeClient ?? Self.clientFactory(http: http, connected: connected)
+        self.rememberAddress = rememberAddress && makeClient == nil
         self.placeLookup = placeLookup
         self.renderer = renderer
         self.clock = clock
@@ -149,8 +187,13 @@ public struct SyncEngine: Sendable {
         // unstructured task, and cancellation only raises a flag checked between notes and
         // cancels the request in flight.
         let outbox = self.outbox
+        let engine = self
         let work = Task { () async throws -> SyncSummary in
-            var summary = try await run.execute()
+            let result: Result<SyncSummary, Error>
+            do { result = .success(try await run.execute()) } catch { result = .failure(error) }
+            // Whatever ended the run, a call that got through proves the address.
+            await engine.rememberConnectedAddress(state)
+            var summary = try result.get()
             summary.remaining = try await Self.remaining(outbox)
             return summary
         }
@@ -159,6 +202,16 @@ public struct SyncEngine: Sendable {
         } onCancel: {
             run.cancellation.cancel()
         }
+    }
+
+    /// Stores the last address a call reached as `ip:port` for the NoteStore host. Best effort:
+    /// failing to remember must not fail a sync that worked.
+    func rememberConnectedAddress(_ state: SyncState) async {
+        guard rememberAddress, let ip = connected.latest,
+              let endpoint = NoteStoreEndpoint(url: noteStoreURL) else { return }
+        let address = ip.contains(":") ? "[\(ip)]:\(endpoint.port)" : "\(ip):\(endpoint.port)"
+        guard (try? ReachabilityChecker.parse(address: address)) != nil else { return }
+        try? await state.rememberAddress(address, host: endpoint.host, now: clock())
     }
 
     static func remaining(_ outbox: OutboxStore) async throws -> Int {
@@ -279,6 +332,13 @@ final class SyncRun: @unchecked Sendable {
         }
         do {
             try await resolveDeferredAddresses()
+            if let observer = options.observer {
+                // Interrupted notes are either found or due again, so counted once either way.
+                let sending = try await outbox.notes(state: .sending).count
+                let due = try await outbox.dueNotes(now: engine.clock(), limit: options.maxNotes ?? Int.max,
+                                                    account: options.account).count
+                observer(.started(total: sending + due))
+            }
             needsLookup = try await state.notesNeedingLookup()
             try await resolveInterrupted()
             try await uploadDue()
@@ -353,6 +413,7 @@ final class SyncRun: @unchecked Sendable {
                     try await state.setNeedsLookup(id, false)
                     needsLookup.remove(id)
                     summary.alreadyPresent += 1
+                    report(id, .alreadyPresent, guid: found.guid)
                 } else {
                     // Not there: the request never arrived. Due again at once, no lookup needed.
                     try await outbox.markFailed(id, reason: "interrupted before Evernote stored it", retryAt: engine.clock(),
@@ -471,6 +532,7 @@ final class SyncRun: @unchecked Sendable {
                     try await state.setNeedsLookup(id, false)
                     needsLookup.remove(id)
                     summary.alreadyPresent += 1
+                    report(id, .alreadyPresent, guid: found.guid)
                     consecutiveFailures = 0
                     return
                 }
@@ -494,6 +556,7 @@ final class SyncRun: @unchecked Sendable {
                 needsLookup.remove(id)
             }
             summary.uploaded += 1
+            report(id, .uploaded, guid: guid)
             consecutiveFailures = 0
         } catch let error as OutboxError {
             throw error
@@ -518,10 +581,12 @@ final class SyncRun: @unchecked Sendable {
             case .rateLimited(let seconds):
                 let until = try await holdForRateLimit(seconds: seconds, error: error)
                 try await outbox.markFailed(id, reason: oneLine(error), retryAt: until, now: engine.clock())
+                report(id, .failed, guid: nil)
                 throw Stop(reason: .rateLimited)
             case .reauthenticate:
                 // Not stored; due again as soon as the user has signed in.
                 try await outbox.markFailed(id, reason: oneLine(error), retryAt: engine.clock(), now: engine.clock())
+                report(id, .failed, guid: nil)
                 throw SyncError.reauthenticationRequired(detail: oneLine(error))
             }
         }
@@ -564,11 +629,13 @@ final class SyncRun: @unchecked Sendable {
         if case .rejected = kind {
             try await outbox.park(id, reason: reason, now: now)
             summary.parked += 1
+            report(id, .parked, guid: nil)
             return
         }
         if current.attempts >= options.maxAttempts {
             try await outbox.park(id, reason: "\(reason) (gave up after \(current.attempts) attempts)", now: now)
             summary.parked += 1
+            report(id, .parked, guid: nil)
             return
         }
         let delay: TimeInterval
@@ -578,6 +645,11 @@ final class SyncRun: @unchecked Sendable {
             delay = Self.backoff(attempts: current.attempts, base: options.backoffBase, cap: options.backoffCap)
         }
         try await outbox.markFailed(id, reason: reason, retryAt: now.addingTimeInterval(delay), now: now)
+        report(id, .failed, guid: nil)
+    }
+
+    func report(_ id: Int64, _ action: SyncNoteAction, guid: String?) {
+        options.observer?(.note(id: id, action: action, guid: guid))
     }
 
     /// Capped exponential backoff with jitter in [50 %, 100 %] of the capped value.
@@ -627,4 +699,13 @@ final class RunCancellation: @unchecked Sendable {
             return cancelled
         }
     }
+}
+
+/// The last address a NoteStore call reached. Written from HTTP threads, read at the end of a run.
+final class ConnectedAddress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: String?
+
+    func record(_ ip: String) { lock.withLock { value = ip } }
+    var latest: String? { lock.withLock { value } }
 }

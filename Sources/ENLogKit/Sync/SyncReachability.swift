@@ -1,11 +1,13 @@
 import Foundation
 
 /// Which addresses `enlog sync` probes before it tries to upload: configured probes, else the
-/// NoteStore host itself when its URL names it by address; never a name, so the check cannot
-/// hang on DNS.
+/// NoteStore host itself when its URL names it by address, and for a host name the address an
+/// earlier sync reached it at (`remembered`, from `SyncState`); never a name, so the check
+/// cannot hang on DNS.
 public enum SyncReachability {
     public static func configuration(noteStoreURL: String, probes: [String], budget: Duration,
-                                     environment: [String: String]) -> ReachabilityConfiguration {
+                                     environment: [String: String],
+                                     remembered: [String] = []) -> ReachabilityConfiguration {
         var configuration = ReachabilityConfiguration()
         configuration.budget = budget
         configuration.proxy = ReachabilityConfiguration.proxy(from: environment)
@@ -15,6 +17,9 @@ public enum SyncReachability {
         if let literal = addressLiteral(of: noteStoreURL) {
             configuration.rememberedAddresses = [literal]
             if probes.isEmpty { configuration.probeAddresses = [literal] }
+        } else {
+            // Only literals: a bad stored value must not turn into a name lookup or a failure.
+            configuration.rememberedAddresses = remembered.filter { (try? ReachabilityChecker.parse(address: $0)) != nil }
         }
         return configuration
     }

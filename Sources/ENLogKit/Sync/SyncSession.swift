@@ -20,25 +20,48 @@ public struct SyncSession: Sendable {
     }
 
     public func run(maxNotes: Int? = nil, dryRun: Bool = false,
-                    environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Outcome {
+                    environment: [String: String] = ProcessInfo.processInfo.environment,
+                    observer: (@Sendable (SyncEvent) -> Void)? = nil) async throws -> Outcome {
         guard let noteStoreURL = account.credentials.noteStoreUrl else {
             throw AuthError.credentialsMissing(path: "the NoteStore URL of the stored account")
         }
+        let endpoint = NoteStoreEndpoint(url: noteStoreURL)
+        // Through a proxy, the proxy resolves the host and is the address connected to: neither
+        // a local lookup nor a remembered NoteStore address applies.
+        let proxied = ReachabilityConfiguration.proxy(from: environment) != nil
+        let state = try await SyncState(writer: outbox.databaseWriter)
+        var remembered: String?
+        if let endpoint, endpoint.isName, !proxied {
+            remembered = try await state.rememberedAddress(host: endpoint.host)
+        }
         let reachability = SyncReachability.configuration(
             noteStoreURL: noteStoreURL, probes: config.list(.probes),
-            budget: .milliseconds(Int(config.number(.probeBudget) * 1000)), environment: environment)
+            budget: .milliseconds(Int(config.number(.probeBudget) * 1000)), environment: environment,
+            remembered: remembered.map { [$0] } ?? [])
         try ReachabilityChecker.validate(reachability)
         let report = await ReachabilityChecker.check(reachability)
+        let counts = try await outbox.counts()
+        let waiting = (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0)
         guard case .reachable = report.verdict else {
-            let counts = try await outbox.counts()
-            return .unreachable(report, waiting: (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0))
+            return .unreachable(report, waiting: waiting)
+        }
+        var http = HTTPConfiguration(caFile: config.string(.caFile))
+        // Nothing queued: no NoteStore call will be made, so no lookup to wait for either.
+        if let endpoint, !proxied, !dryRun, waiting > 0 {
+            let decision = NoteStoreAddressing.decide(
+                endpoint: endpoint, remembered: remembered,
+                timeout: .milliseconds(Int(max(0.1, config.number(.dnsTimeout)) * 1000)))
+            http.resolve = decision.resolve
+            if let note = decision.note { observer?(.notice(note)) }
         }
         let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
         let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
                                     style: NoteStyle(config: config))
         let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
+                                http: http, rememberAddress: !proxied,
                                 placeLookup: places, renderer: renderer,
-                                options: SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey))
+                                options: SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey,
+                                                     observer: observer))
         return .synced(try await engine.run())
     }
 

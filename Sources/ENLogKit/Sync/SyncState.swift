@@ -9,12 +9,26 @@ import GRDB
 ///   earlier `createNote` for this note may have reached Evernote (timeout, lost connection,
 ///   unreadable reply), so the next attempt must look for it first; `addressTries` — failed
 ///   lookups of a deferred address.
+/// - `syncAddress` (one row per NoteStore host, `sync-v2`): the `ip:port` a Thrift call last
+///   reached, so that reachability can probe it and a sync can connect to it when DNS fails.
 public struct SyncState: Sendable {
     public static let migrationName = "sync-v1"
+    public static let addressMigrationName = "sync-v2"
 
     /// Registers the sync tables; call after the outbox's own migrations (`note` must exist).
+    /// Append new migrations; a released one never changes (databases already ran it).
     public static func registerMigrations(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration(migrationName) { db in try createTables(db, ifNotExists: false) }
+        migrator.registerMigration(addressMigrationName) { db in try createAddressTable(db) }
+    }
+
+    /// `IF NOT EXISTS`: `init(writer:)` may have created it on a database not yet migrated.
+    static func createAddressTable(_ db: Database) throws {
+        try db.create(table: "syncAddress", options: [.ifNotExists]) { t in
+            t.primaryKey("host", .text)
+            t.column("address", .text).notNull()
+            t.column("updatedAt", .datetime).notNull()
+        }
     }
 
     static func createTables(_ db: Database, ifNotExists: Bool) throws {
@@ -43,6 +57,27 @@ public struct SyncState: Sendable {
             if try !db.tableExists("syncState") || !db.tableExists("syncNote") {
                 try Self.createTables(db, ifNotExists: true)
             }
+            if try !db.tableExists("syncAddress") { try Self.createAddressTable(db) }
+        }
+    }
+
+    /// The `ip:port` (IPv6 in brackets) last reached for NoteStore host `host`, if any.
+    public func rememberedAddress(host: String) async throws -> String? {
+        let key = host.lowercased()
+        return try await writer.read { db in
+            try String.fetchOne(db, sql: "SELECT address FROM syncAddress WHERE host = ?", arguments: [key])
+        }
+    }
+
+    /// Remembers `address` (`ip:port`) for `host`; a no-op write when unchanged.
+    public func rememberAddress(_ address: String, host: String, now: Date = Date()) async throws {
+        let key = host.lowercased()
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO syncAddress (host, address, updatedAt) VALUES (?, ?, ?)
+                ON CONFLICT(host) DO UPDATE SET address = excluded.address, updatedAt = excluded.updatedAt
+                WHERE address != excluded.address
+                """, arguments: [key, address, now])
         }
     }
 

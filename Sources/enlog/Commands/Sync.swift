@@ -16,12 +16,23 @@ struct Sync: AsyncParsableCommand {
     @Option(help: "Upload at most this many notes.") var max: Int?
     @Flag(help: "Say what would be uploaded; change nothing.") var dryRun = false
     @Flag(name: .shortAndLong, help: "Print nothing but errors.") var quiet = false
+    @Flag(name: .shortAndLong, help: "Print one line per note (id, action, guid) on stderr.") var verbose = false
 
     func run() async throws {
         let config = try global.loadConfig()
         let outbox = try global.openOutbox(config)
-        let outcome = try await SyncSession(config: config, outbox: outbox, account: try await Account.signedIn())
-            .run(maxNotes: max, dryRun: dryRun)
+        // Progress only on a terminal; -q wins over -v.
+        let printer = SyncProgressPrinter(terminal: !quiet && isatty(STDERR_FILENO) == 1, verbose: verbose && !quiet,
+                                          write: { FileHandle.standardError.write(Data($0.utf8)) })
+        let outcome: SyncSession.Outcome
+        do {
+            outcome = try await SyncSession(config: config, outbox: outbox, account: try await Account.signedIn())
+                .run(maxNotes: max, dryRun: dryRun, observer: { printer.handle($0) })
+        } catch {
+            printer.finish()
+            throw error
+        }
+        printer.finish()
         guard case .synced(let summary) = outcome else {
             guard case .unreachable(let report, let waiting) = outcome else { return }
             let verdict = report.verdict == .offline ? "offline" : "no uplink"
