@@ -256,6 +256,28 @@ struct LogCommandTests {
         #expect(perWorker == Array(repeating: 100, count: 8))
     }
 
+    /// Eight processes creating the same new outbox at once: one migrates, the others wait.
+    @Test func loggersCreatingANewOutboxTogetherAllSucceed() throws {
+        for _ in 0..<8 {
+            let home = try EnlogHome()
+            let loggers = try (1...8).map { worker -> Process in
+                let process = Process()
+                process.executableURL = Subprocess.enlog
+                process.arguments = ["log", "--at", "\(worker),\(worker)", "--no-geocode", "--no-sync"]
+                process.environment = home.environment
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for logger in loggers {
+                logger.waitUntilExit()
+                #expect(logger.terminationStatus == 0)
+            }
+            #expect(try home.counts().notes == 8)
+        }
+    }
+
     @Test func aLoggerKilledAtAnyMomentLeavesTheWholeNoteOrNone() throws {
         let home = try EnlogHome()
         #expect(try home.run("log", "--at", "0,0", "--no-geocode").status == 0)

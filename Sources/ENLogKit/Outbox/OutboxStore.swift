@@ -60,16 +60,40 @@ public struct OutboxStore: Sendable {
             if superseded { throw OutboxError.newerSchema(path: path) }
             if complete { return }
             if readOnly { throw OutboxError.notInitialized(path: path) }
-            do {
-                try migrator.migrate(pool)
-            } catch {
-                // Two processes opening a new outbox together both see "v1" missing; the loser's
-                // CREATE TABLE then fails. That is fine when the winner completed the schema.
-                let completedByAnother = try pool.read { try migrator.hasCompletedMigrations($0) }
-                if !completedByAnother { throw error }
-            }
+            // Processes opening a new outbox together would each see migrations missing and race
+            // through them; a kernel lock beside the file lets one migrate while the others wait.
+            // The kernel releases it if its holder dies, so it cannot go stale.
+            let lock = try MigrationLock(databasePath: path, timeout: busyTimeout)
+            defer { lock.release() }
+            if try pool.read({ try migrator.hasCompletedMigrations($0) }) { return }
+            try migrator.migrate(pool)
         } catch {
             throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    /// `flock` on `<outbox>.migrate-lock`, waited for at most the busy timeout.
+    private struct MigrationLock {
+        let descriptor: Int32
+
+        init(databasePath: String, timeout: TimeInterval) throws(OutboxError) {
+            descriptor = open(databasePath + ".migrate-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                throw .cannotOpen(path: databasePath, detail: "cannot create its migration lock: \(String(cString: strerror(errno)))")
+            }
+            let deadline = Date().addingTimeInterval(timeout)
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
+                    close(descriptor)
+                    throw .locked(path: databasePath, waited: timeout)
+                }
+                usleep(10_000)
+            }
+        }
+
+        func release() {
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
         }
     }
 
