@@ -47,6 +47,7 @@ from evernote.edam.notestore import ttypes as NSTypes
 from evernote.edam.type import ttypes as Types
 from evernote.edam.userstore import UserStore
 from evernote.edam.userstore import ttypes as USTypes
+from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
 
 USER_STORE_PATH = "/edam/user"
 NOTE_STORE_PATH = "/shard/s1/notestore"
@@ -663,27 +664,8 @@ def exception_reply(method, seqid, injection):
     return out.getvalue()
 
 
-class QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        # A client that hangs up early (timeouts, cancellation, size limits) is expected here.
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            ThreadingHTTPServer.handle_error(self, request, client_address)
-
-
-def watch_stdin():
-    try:
-        while sys.stdin.buffer.read(4096):
-            pass
-    finally:
-        os._exit(0)
-
-
 def main():
-    # A parent that spawns us from a thread with signals blocked (Foundation.Process called on a
-    # Swift concurrency worker thread) passes its mask on: unblock so SIGTERM/SIGINT still work.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+    unblock_signals()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token", action="append", default=[])
@@ -717,7 +699,7 @@ def main():
     server.fail_count = 0
     server.injections = []
     if args.watch_stdin:
-        threading.Thread(target=watch_stdin, daemon=True).start()
+        exit_when_stdin_closes()
     if args.print_port:
         print("PORT=%d" % port, flush=True)
     server.serve_forever()

@@ -25,6 +25,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
+from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
 
 STATE_LOCK = threading.Lock()
 STATE = {"connections": 0, "connect_requests": []}
@@ -139,27 +140,8 @@ class Handler(BaseHTTPRequestHandler):
         self._reply(403, b"proxy refuses", "text/plain")
 
 
-class QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        # A client that hangs up early (timeouts, cancellation, size limits) is expected here.
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            ThreadingHTTPServer.handle_error(self, request, client_address)
-
-
-def watch_stdin():
-    try:
-        while sys.stdin.buffer.read(4096):
-            pass
-    finally:
-        os._exit(0)
-
-
 def main():
-    # A parent that spawns us from a thread with signals blocked (Foundation.Process called on a
-    # Swift concurrency worker thread) passes its mask on: unblock so SIGTERM/SIGINT still work.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+    unblock_signals()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--print-port", action="store_true")
@@ -175,7 +157,7 @@ def main():
         server.socket = context.wrap_socket(server.socket, server_side=True)
     server.daemon_threads = True
     if args.watch_stdin:
-        threading.Thread(target=watch_stdin, daemon=True).start()
+        exit_when_stdin_closes()
     if args.print_port:
         print("PORT=%d" % server.server_address[1], flush=True)
     server.serve_forever()

@@ -28,6 +28,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
 
 UNABLE = {"error": "Unable to geocode"}
 
@@ -129,19 +130,14 @@ def main():
             else:
                 self.send(200, best[1])
 
-    server = ThreadingHTTPServer(("127.0.0.1", options.port), Handler)
+    unblock_signals()
+    server = QuietServer(("127.0.0.1", options.port), Handler)
     server.daemon_threads = True
     timer = threading.Timer(options.lifetime, lambda: os._exit(0))
     timer.daemon = True
     timer.start()
     if options.watch_stdin:
-        def watch_stdin():
-            try:
-                while sys.stdin.buffer.read(4096):
-                    pass
-            finally:
-                os._exit(0)
-        threading.Thread(target=watch_stdin, daemon=True).start()
+        exit_when_stdin_closes()
     print("PORT=%d" % server.server_address[1], flush=True)
     try:
         server.serve_forever()

@@ -37,6 +37,7 @@ from oauthlib.oauth1 import SignatureOnlyEndpoint  # noqa: E402
 from oauthlib.oauth2 import RequestValidator as OAuth2RequestValidator  # noqa: E402
 from oauthlib.oauth2 import WebApplicationServer  # noqa: E402
 from oauthlib.oauth2.rfc6749 import errors as oauth2_errors  # noqa: E402
+from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
 
 LOCK = threading.Lock()
 STATS = {"verified": 0, "rejected": 0, "methods": [], "pkce_verified": 0, "refreshed": 0, "registered": 0}
@@ -433,11 +434,11 @@ def main():
     p.add_argument("--port", type=int, default=0)
     args = p.parse_args()
     # A parent may have spawned us with SIGTERM blocked (the mask is inherited): unblock it and exit on it.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    unblock_signals()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     if args.mode == "oauth1" and not (args.consumer_key and args.consumer_secret is not None):
         p.error("--mode oauth1 needs --consumer-key and --consumer-secret")
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server = QuietServer(("127.0.0.1", args.port), Handler)
     server.edam_url = args.edam_url
     server.daemon_threads = True
     server.mode = args.mode
@@ -446,13 +447,7 @@ def main():
     timer.daemon = True
     timer.start()
     if args.watch_stdin:
-        def watch_stdin():
-            try:
-                while sys.stdin.buffer.read(4096):
-                    pass
-            finally:
-                os._exit(0)
-        threading.Thread(target=watch_stdin, daemon=True).start()
+        exit_when_stdin_closes()
     print(f"PORT={server.server_address[1]}", flush=True)
     try:
         server.serve_forever(poll_interval=0.2)

@@ -1,0 +1,32 @@
+"""Plumbing shared by the test servers in this folder (run by PythonServer.swift)."""
+import os
+import signal
+import sys
+import threading
+from http.server import ThreadingHTTPServer
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that hangs up early (timeouts, cancellation, size limits) is expected here.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            ThreadingHTTPServer.handle_error(self, request, client_address)
+
+
+def unblock_signals():
+    """A parent that spawns us from a thread with signals blocked (Foundation.Process called on a
+    Swift concurrency worker thread) passes its mask on: unblock so SIGTERM/SIGINT still work."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+
+
+def exit_when_stdin_closes():
+    """The test process holds our stdin: when it goes, so do we, and no server is left behind."""
+    def watch():
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        finally:
+            os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
