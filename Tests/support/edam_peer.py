@@ -20,6 +20,8 @@ from evernote.edam.notestore import NoteStore
 from evernote.edam.type import ttypes as Types
 from evernote.edam.userstore import UserStore
 
+from serverkit import thrift_to_json
+
 
 class BytesTransport(TTransport.TTransportBase):
     def __init__(self, data=b""):
@@ -42,24 +44,7 @@ class BytesTransport(TTransport.TTransportBase):
 
 
 def to_json(value):
-    if isinstance(value, bytes):
-        return {"hex": value.hex()}
-    if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted(to_json(v) for v in value)
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if hasattr(value, "thrift_spec"):
-        out = {}
-        for spec in value.thrift_spec:
-            if spec is None:
-                continue
-            field = getattr(value, spec[2])
-            if field is not None:
-                out[spec[2]] = to_json(field)
-        return out
-    return value
+    return thrift_to_json(value, render_bytes=lambda data: {"hex": data.hex()})
 
 
 def decode_call(path):

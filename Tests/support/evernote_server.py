@@ -47,7 +47,7 @@ from evernote.edam.notestore import ttypes as NSTypes
 from evernote.edam.type import ttypes as Types
 from evernote.edam.userstore import UserStore
 from evernote.edam.userstore import ttypes as USTypes
-from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
+from serverkit import QuietServer, thrift_to_json, exit_when_stdin_closes, unblock_signals
 
 USER_STORE_PATH = "/edam/user"
 NOTE_STORE_PATH = "/shard/s1/notestore"
@@ -480,29 +480,10 @@ def matches_words(note, words):
 # ---------------------------------------------------------------------------------------------
 # JSON view for /_test/notes
 
-def to_json(value):
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted(to_json(v) for v in value)
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if hasattr(value, "thrift_spec"):
-        out = {}
-        for spec in value.thrift_spec:
-            if spec is None:
-                continue
-            field = getattr(value, spec[2])
-            if field is not None:
-                out[spec[2]] = to_json(field)
-        return out
-    return value
 
 
 def note_json(account, note):
-    out = to_json(note)
+    out = thrift_to_json(note)
     out["account"] = account.user_id
     out["tagNames"] = [account.tag(g).name for g in (note.tagGuids or [])]
     attributes = out.get("attributes", {})
@@ -519,7 +500,7 @@ def note_json(account, note):
             "size": len(body) if body is not None else None,
             "md5": hashlib.md5(body).hexdigest() if body is not None else None,
             "bodyHash": r.data.bodyHash.hex() if r.data and r.data.bodyHash else None,
-            "attributes": to_json(r.attributes) if r.attributes else {},
+            "attributes": thrift_to_json(r.attributes) if r.attributes else {},
         })
     out["resources"] = resources
     return out

@@ -30,3 +30,26 @@ def exit_when_stdin_closes():
         finally:
             os._exit(0)
     threading.Thread(target=watch, daemon=True).start()
+
+
+def thrift_to_json(value, render_bytes=bytes.hex):
+    """Any value of the SDK's generated classes as plain JSON data, field by field (unset fields
+    left out), for tests to compare against what enlog sent."""
+    if isinstance(value, bytes):
+        return render_bytes(value)
+    if isinstance(value, (list, tuple)):
+        return [thrift_to_json(v, render_bytes) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(thrift_to_json(v, render_bytes) for v in value)
+    if isinstance(value, dict):
+        return {str(k): thrift_to_json(v, render_bytes) for k, v in value.items()}
+    if hasattr(value, "thrift_spec"):
+        out = {}
+        for spec in value.thrift_spec:
+            if spec is None:
+                continue
+            field = getattr(value, spec[2])
+            if field is not None:
+                out[spec[2]] = thrift_to_json(field, render_bytes)
+        return out
+    return value

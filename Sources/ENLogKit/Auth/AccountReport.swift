@@ -23,7 +23,7 @@ public enum AccountReport {
     }
 
     public static func json(_ credentials: Credentials, now: Date = Date()) throws -> String {
-        try encode(Status(service: credentials.service.rawValue, host: credentials.host,
+        try JSONOutput.encode(Status(service: credentials.service.rawValue, host: credentials.host,
                           protocol: credentials.authProtocol.rawValue, userId: credentials.userId,
                           user: credentials.userName, shard: credentials.shard, noteStoreUrl: credentials.noteStoreUrl,
                           tokenExpires: credentials.tokenExpires,
@@ -32,13 +32,7 @@ public enum AccountReport {
     }
 
     public static func json(_ notebooks: [EDAM.Notebook]) throws -> String {
-        try encode(notebooks.map { Notebook(guid: $0.guid, name: $0.name, stack: $0.stack, isDefault: $0.defaultNotebook ?? false) })
+        try JSONOutput.encode(notebooks.map { Notebook(guid: $0.guid, name: $0.name, stack: $0.stack, isDefault: $0.defaultNotebook ?? false) })
     }
 
-    private static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
 }

@@ -88,6 +88,11 @@ public struct Config: Sendable {
         string(setting).flatMap(Double.init) ?? setting.defaultValue.flatMap(Double.init) ?? 0
     }
 
+    /// A setting in seconds, as a Duration (millisecond precision).
+    public func duration(_ setting: Setting) -> Duration {
+        .milliseconds(Int(number(setting) * 1000))
+    }
+
     public func boolean(_ setting: Setting) -> Bool { string(setting).flatMap(Self.parseBoolean) ?? false }
 
     public func list(_ setting: Setting) -> [String] {

@@ -32,8 +32,6 @@ public enum ConfigReport {
                                           source: config.resolved[setting.name]?.source ?? .defaultValue,
                                           environment: setting.environmentNames[0])
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(entries), as: UTF8.self)
+        return try JSONOutput.encode(entries)
     }
 }

@@ -12,13 +12,18 @@ public struct GeocodedPlaces: PlaceLookup {
 
     /// A geocoder configured from settings, caching in the outbox's own database file.
     public init(config: Config, outbox: OutboxStore, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let budget = Duration.milliseconds(Int(config.number(.geocodingTimeout) * 1000))
+        let budget = config.duration(.geocodingTimeout)
         let configuration = NominatimConfiguration(
             baseURL: config.string(.geocodingURL) ?? NominatimConfiguration.defaultBaseURL,
             language: config.string(.geocodingLanguage) ?? Self.language(from: environment),
             contact: config.string(.geocodingContact) ?? "",
             timeBudget: budget)
         self.init(geocoder: CachingGeocoder(writer: outbox.databaseWriter, configuration: configuration), budget: budget)
+    }
+
+    /// The configured geocoder, or nil when `geocoding.enabled` is off.
+    public static func ifEnabled(config: Config, outbox: OutboxStore) -> GeocodedPlaces? {
+        config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
     }
 
     public func place(for fix: Fix) async throws -> Place {

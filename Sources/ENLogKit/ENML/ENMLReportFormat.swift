@@ -19,9 +19,7 @@ public enum ENMLReportFormat {
     public static func json(for results: [ENMLFileResult]) throws -> String {
         let files = results.map(JSONFile.init)
         let document = JSONDocument(valid: results.allSatisfy(\.isValid), files: files)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(document), as: UTF8.self)
+        return try JSONOutput.encode(document)
     }
 
     private struct JSONDocument: Encodable {

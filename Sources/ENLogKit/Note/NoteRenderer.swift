@@ -62,6 +62,12 @@ public struct NoteRenderer: Sendable {
     public let style: NoteStyle
     private let validator: ENMLValidator
 
+    /// The configured template and style (`note.*` settings).
+    public init(config: Config) throws(NoteError) {
+        self.init(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
+                  style: NoteStyle(config: config))
+    }
+
     public init(template: NoteTemplate = .builtIn, style: NoteStyle = NoteStyle(), validator: ENMLValidator = ENMLValidator()) {
         self.template = template
         self.style = style

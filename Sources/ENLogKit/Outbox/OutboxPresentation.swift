@@ -27,16 +27,10 @@ public enum OutboxJSON {
         }
     }
 
-    public static func encode(_ notes: [OutboxNote]) throws -> String { try encodeValue(notes.map(NoteSummary.init)) }
-    public static func encode(_ note: OutboxNote) throws -> String { try encodeValue(NoteSummary(note)) }
-    public static func encode(_ fixes: [FixRecord]) throws -> String { try encodeValue(fixes) }
+    public static func encode(_ notes: [OutboxNote]) throws -> String { try JSONOutput.encode(notes.map(NoteSummary.init)) }
+    public static func encode(_ note: OutboxNote) throws -> String { try JSONOutput.encode(NoteSummary(note)) }
+    public static func encode(_ fixes: [FixRecord]) throws -> String { try JSONOutput.encode(fixes) }
 
-    private static func encodeValue(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
 
     public static func line(_ note: OutboxNote) -> String {
         var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(timestamp(note.createdAt))\t\(note.title)"

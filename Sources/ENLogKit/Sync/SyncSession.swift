@@ -36,7 +36,7 @@ public struct SyncSession: Sendable {
         }
         let reachability = SyncReachability.configuration(
             noteStoreURL: noteStoreURL, probes: config.list(.probes),
-            budget: .milliseconds(Int(config.number(.probeBudget) * 1000)), environment: environment,
+            budget: config.duration(.probeBudget), environment: environment,
             remembered: remembered.map { [$0] } ?? [])
         try ReachabilityChecker.validate(reachability)
         let report = await ReachabilityChecker.check(reachability)
@@ -50,13 +50,12 @@ public struct SyncSession: Sendable {
         if let endpoint, !proxied, !dryRun, waiting > 0 {
             let decision = NoteStoreAddressing.decide(
                 endpoint: endpoint, remembered: remembered,
-                timeout: .milliseconds(Int(max(0.1, config.number(.dnsTimeout)) * 1000)))
+                timeout: max(.milliseconds(100), config.duration(.dnsTimeout)))
             http.resolve = decision.resolve
             if let note = decision.note { observer?(.notice(note)) }
         }
-        let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
-        let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
-                                    style: NoteStyle(config: config))
+        let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
+        let renderer = try NoteRenderer(config: config)
         let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
                                 http: http, rememberAddress: !proxied,
                                 placeLookup: places, renderer: renderer,

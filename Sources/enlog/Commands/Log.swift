@@ -51,14 +51,13 @@ struct Log: AsyncParsableCommand {
             .geocodingEnabled: noGeocode ? "false" : nil,
         ])
         let source: any LocationSource = try LocationChoice(at: at, nmea: nmea).source(config: config)
-        let renderer = NoteRenderer(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
-                                    style: NoteStyle(config: config))
+        let renderer = try NoteRenderer(config: config)
         let outbox = try global.openOutbox(config)
-        let places = config.boolean(.geocodingEnabled) ? GeocodedPlaces(config: config, outbox: outbox) : nil
+        let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
         // Offline and without a network call: the stored account, if any, owns the note.
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
         let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: places,
-                                    lookupBudget: .milliseconds(Int(config.number(.geocodingTimeout) * 1000)),
+                                    lookupBudget: config.duration(.geocodingTimeout),
                                     account: account)
         let outcome = try await logger.log(from: source)
         if json {

@@ -38,7 +38,7 @@ struct Reachability: AsyncParsableCommand {
         if !probes.isEmpty { reachability.probeAddresses = probes }
         reachability.rememberedAddresses = remembered
         reachability.proxy = noProxy ? nil : (proxy ?? ReachabilityConfiguration.proxy(from: ProcessInfo.processInfo.environment))
-        reachability.budget = budgetMs.map { .milliseconds($0) } ?? .milliseconds(Int(config.number(.probeBudget) * 1000))
+        reachability.budget = budgetMs.map { .milliseconds($0) } ?? config.duration(.probeBudget)
         try ReachabilityChecker.validate(reachability)
         let report = await ReachabilityChecker.check(reachability)
         if json || pretty {

@@ -44,10 +44,7 @@ struct Sync: AsyncParsableCommand {
             return
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            Terminal.standardOutput(String(decoding: try encoder.encode(summary), as: UTF8.self))
+            Terminal.standardOutput(try JSONOutput.encode(summary))
         } else if !quiet {
             Terminal.standardOutput(SyncReport.line(summary))
         }
