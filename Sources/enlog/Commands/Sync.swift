@@ -48,11 +48,11 @@ struct Sync: AsyncParsableCommand {
         } else if !quiet {
             Terminal.standardOutput(SyncReport.line(summary))
         }
-        switch summary.stoppedBecause {
-        case .rateLimited, .networkDown, .serviceFailing where summary.remaining > 0:
+        // A `where` clause on a multi-pattern case binds to its last pattern only, so the
+        // condition is spelled out: a run cut short by the service or network, notes left.
+        let cutShort: Set<SyncSummary.StopReason> = [.rateLimited, .networkDown, .serviceFailing]
+        if cutShort.contains(summary.stoppedBecause) && summary.remaining > 0 {
             throw ExitStatus.temporary.exitCode
-        default:
-            return
         }
     }
 }
