@@ -53,6 +53,5 @@ let package = Package(
             name: "ENLogKitTests",
             dependencies: ["ENLogKit", "enlog"]
         ),
-    ],
-    swiftLanguageModes: [.v5]
+    ]
 )

@@ -12,4 +12,8 @@
 #include <libxml/xmlIO.h>
 #include <libxml/uri.h>
 #include <libxml/SAX2.h>
+
+// xmlFree is a global function pointer (libxml2's allocator hook, set once at start-up), which
+// Swift 6 sees as shared mutable state; calling it from C reads it where C reads it.
+static inline void enlog_xml_free(void *pointer) { xmlFree(pointer); }
 #endif

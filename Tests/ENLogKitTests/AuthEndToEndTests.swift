@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import ENLogKit
 
@@ -24,6 +25,20 @@ final class AuthEndToEndTests: XCTestCase {
         try start(["--mode", "oauth1", "--consumer-key", "enlog-test-key", "--consumer-secret", "s3cr&t é",
                    "--issue-token", "S=s1:U=1e240:E=19a:C=1:P=1cd:A=enlog-test-key:V=2:H=abc",
                    "--note-store-url", "http://127.0.0.1:1/shard/s1/notestore"] + (deny ? ["--deny"] : []))
+    }
+
+    /// Detection hands the OAuth 2.0 login the server's metadata itself (no optional to unwrap later).
+    func testProtocolDetectionCarriesTheServersMetadata() async throws {
+        let oauth2 = try start(["--mode", "oauth2", "--issue-token", "S=s1:U=1e240:E=19a:C=1:P=1cd:A=enlog:V=2:H=abc"])
+        let detected = try await AuthService.resolve(.custom, host: oauth2.base).detectProtocol(transport: HTTPClient())
+        guard case .oauth2(let metadata) = detected else { return XCTFail("detected \(detected)") }
+        XCTAssertEqual(metadata.authorizationEndpoint, oauth2.base + "/auth/authorize")
+        XCTAssertEqual(metadata.tokenEndpoint, oauth2.base + "/auth/token")
+        XCTAssertEqual(metadata.registrationEndpoint, oauth2.base + "/auth/register")
+
+        let oauth1 = try oauth1Server()
+        let fallback = try await AuthService.resolve(.custom, host: oauth1.base).detectProtocol(transport: HTTPClient())
+        guard case .oauth1 = fallback else { return XCTFail("detected \(fallback)") }
     }
 
     func flow(browser: FakeBrowser, lines: LineRecorder, display: Bool = true,
@@ -59,16 +74,14 @@ final class AuthEndToEndTests: XCTestCase {
 
     func testOAuth1LoginPlaintextWithPastedURL() async throws {
         let server = try oauth1Server()
-        let browser = FakeBrowser(), lines = LineRecorder()
-        browser.followToListener = false
+        let browser = FakeBrowser(followToListener: false), lines = LineRecorder()
         // --no-browser: nothing is opened; the "user" visits the printed URL elsewhere and pastes the redirect.
         let pasteSource = PasteQueue()
         let options = AuthLoginOptions(service: .custom, host: server.base,
                                        consumer: OAuth1Consumer(key: "enlog-test-key", secret: "s3cr&t é"),
                                        signatureMethod: .plaintext, noBrowser: true, timeout: 20)
-        let login = Task {
-            try await self.flow(browser: FakeBrowser(), lines: lines, pasted: { await pasteSource.next() }).login(options)
-        }
+        let flow = self.flow(browser: FakeBrowser(), lines: lines, pasted: { await pasteSource.next() })
+        let login = Task { try await flow.login(options) }
         guard let url = try await waitForLine(lines, { $0.contains("/OAuth.action?") }) else {
             _ = try await login.value  // surfaces the login's error
             return XCTFail("the flow never printed the authorization URL")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import ENLogKit
 
@@ -79,28 +80,33 @@ final class OAuthTestServer {
 }
 
 /// Collects printed lines.
-final class LineRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage = [String]()
-    var lines: [String] { lock.lock(); defer { lock.unlock() }; return storage }
+final class LineRecorder: Sendable {
+    private let storage = Mutex<[String]>([])
+    var lines: [String] { storage.withLock { $0 } }
     func append(_ line: String) {
         if ProcessInfo.processInfo.environment["ENLOG_TEST_TRACE"] != nil { FileHandle.standardError.write(Data((line + "\n").utf8)) }
-        lock.withLock { storage.append(line) }
+        storage.withLock { $0.append(line) }
     }
 }
 
 /// Plays the user's browser: fetches the authorization URL (the test server answers 302 = "approved"
 /// or "denied"), then follows the Location to the loopback listener. Records the listener's page.
-final class FakeBrowser: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pages = [String]()
-    private var locations = [String]()
+final class FakeBrowser: Sendable {
+    private struct Visits {
+        var pages = [String]()
+        var locations = [String]()
+    }
+    private let visits = Mutex(Visits())
     let client = HTTPClient()
     /// When false, the browser stops after the authorization server's 302 (the user will paste the Location).
-    var followToListener = true
+    let followToListener: Bool
 
-    var lastPage: String? { lock.lock(); defer { lock.unlock() }; return pages.last }
-    var lastLocation: String? { lock.lock(); defer { lock.unlock() }; return locations.last }
+    init(followToListener: Bool = true) {
+        self.followToListener = followToListener
+    }
+
+    var lastPage: String? { visits.withLock { $0.pages.last } }
+    var lastLocation: String? { visits.withLock { $0.locations.last } }
 
     /// The listener's page, waiting briefly: the flow may finish before this fake browser has read it.
     func page() async -> String {
@@ -118,12 +124,13 @@ final class FakeBrowser: @unchecked Sendable {
     func visit(_ url: String) async throws {
         let first = try await client.send(HTTPRequest(url: url))
         guard first.status == 302, let location = first.headers["location"] else {
-            lock.withLock { pages.append("status \(first.status)") }
+            visits.withLock { $0.pages.append("status \(first.status)") }
             return
         }
-        lock.withLock { locations.append(location) }
+        visits.withLock { $0.locations.append(location) }
         guard followToListener else { return }
         let page = try await client.send(HTTPRequest(url: location))
-        lock.withLock { pages.append("\(page.status) " + String(decoding: page.body, as: UTF8.self)) }
+        let text = "\(page.status) " + String(decoding: page.body, as: UTF8.self)
+        visits.withLock { $0.pages.append(text) }
     }
 }

@@ -1,17 +1,17 @@
 @testable import ENLogKit
 import Foundation
+import Synchronization
 import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A one-connection stand-in for gpsd that plays scripted report lines.
-final class ScriptedGPSD: @unchecked Sendable {
+final class ScriptedGPSD: Sendable {
     let port: UInt16
     private let listener: Int32
-    private let lock = NSLock()
-    private var _received = ""
-    var received: String { lock.withLock { _received } }
+    private let firstCommand = Mutex("")
+    var received: String { firstCommand.withLock { $0 } }
 
     /// `lines` are sent after the client's first command, `interval` apart; then the
     /// connection stays open (or is closed when `closeAfterwards`).
@@ -36,7 +36,10 @@ final class ScriptedGPSD: @unchecked Sendable {
             guard client >= 0 else { return }
             var buffer = [UInt8](repeating: 0, count: 1024)
             let count = recv(client, &buffer, buffer.count, 0)
-            if count > 0 { lock.withLock { _received = String(decoding: buffer[0..<count], as: UTF8.self) } }
+            if count > 0 {
+                let text = String(decoding: buffer[0..<count], as: UTF8.self)
+                firstCommand.withLock { $0 = text }
+            }
             for line in lines {
                 Thread.sleep(forTimeInterval: interval)
                 let sent = (line + "\n").withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
@@ -178,6 +181,45 @@ final class GPSDLocationTests: XCTestCase {
         let filter = QualityFilter(maxAge: 7200)
         let fix = try await GPSDLocation(endpoint: replay.endpoint, timeout: 2, filter: filter).currentFix()
         XCTAssertEqual(fix.timestamp.timeIntervalSince1970, hourAgo.timeIntervalSince1970, accuracy: 0.01)
+    }
+
+    /// A gpsd host given by name whose lookup hangs (a dead name server): `--timeout` bounds the
+    /// lookup like every other wait, and the error says what happened.
+    func testHostNameThatNeverResolvesIsBoundedByTheTimeout() async throws {
+        let hanging = HangingResolver()
+        defer { hanging.release() }
+        var source = GPSDLocation(endpoint: .init(host: "gpsd.example.invalid", port: 2947), timeout: 1)
+        source.resolver = hanging.resolver
+        await assertThrowsAsync({ try await source.currentFix() }) { error in
+            XCTAssertEqual(error as? LocationError, .gpsdUnreachable(endpoint: "gpsd.example.invalid:2947",
+                                                                     detail: "the host name did not resolve within 1 s"))
+        }
+    }
+
+    func testHangingHostNameLookupIsCancellable() async throws {
+        let hanging = HangingResolver()
+        defer { hanging.release() }
+        var source = GPSDLocation(endpoint: .init(host: "gpsd.example.invalid", port: 2947), timeout: 600)
+        source.resolver = hanging.resolver
+        let task = Task { [source] in try await source.currentFix() }
+        let name = await hanging.firstCall()
+        XCTAssertEqual(name, "gpsd.example.invalid")
+        task.cancel()
+        await assertThrowsAsync({ try await task.value }) { error in
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+    }
+
+    /// A name that resolves goes on to connect to what it resolved to.
+    func testHostNameResolvesThroughTheLookup() async throws {
+        let gpsd = try ScriptedGPSD(lines: ScriptedGPSD.greeting + [ScriptedGPSD.tpv(mode: 3)])
+        var source = GPSDLocation(endpoint: .init(host: "gpsd.test", port: gpsd.port), timeout: 30)
+        source.resolver = { name, port, _ in
+            name == "gpsd.test" ? .found(["127.0.0.1"], port: port) : NameLookup.Answer(status: EAI_NONAME, entries: [])
+        }
+        let fix = try await source.currentFix()
+        XCTAssertEqual(gpsd.received, #"?WATCH={"enable":true,"json":true};"# + "\n")
+        XCTAssertEqual(fix.latitude, 48.1486)
     }
 
     func testClosedConnection() async throws {

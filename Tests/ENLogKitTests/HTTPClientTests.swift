@@ -110,8 +110,9 @@ final class HTTPClientTests: XCTestCase {
 
     func testConcurrentRequestsUseSeparateHandles() async throws {
         let client = HTTPClient()
-        async let a = client.send(HTTPRequest(url: url("/slow?seconds=0.4")))
-        async let b = client.send(HTTPRequest(url: url("/slow?seconds=0.4")))
+        let slow = url("/slow?seconds=0.4")
+        async let a = client.send(HTTPRequest(url: slow))
+        async let b = client.send(HTTPRequest(url: slow))
         let (ra, rb) = try await (a, b)
         XCTAssertEqual(ra.status, 200)
         XCTAssertEqual(rb.status, 200)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import XCTest
 @testable import ENLogKit
@@ -31,27 +32,66 @@ final class SyncAddressTests: XCTestCase {
         XCTAssertEqual(literal.probeAddresses, ["192.0.2.9:1"])
     }
 
-    func testAddressingPinsTheLookupOrFallsBackToTheRememberedAddress() throws {
+    func testAddressingPinsTheLookupOrFallsBackToTheRememberedAddress() async throws {
         let endpoint = try XCTUnwrap(NoteStoreEndpoint(url: "https://Evernote.test:8443/shard/s1/notestore"))
         XCTAssertEqual(endpoint, NoteStoreEndpoint(url: "https://evernote.test:8443/x"))
         XCTAssertTrue(endpoint.isName)
         XCTAssertFalse(try XCTUnwrap(NoteStoreEndpoint(url: "https://[::1]/x")).isName)
 
-        let found = NoteStoreAddressing.decide(endpoint: endpoint, remembered: "10.0.0.1:8443", timeout: .seconds(1)) { _, port, _ in
-            ([try! ReachabilityAddress(host: "192.0.2.5", port: port), try! ReachabilityAddress(host: "2001:db8::5", port: port)], false)
+        let found = try await NoteStoreAddressing.decide(endpoint: endpoint, remembered: "10.0.0.1:8443", timeout: .seconds(60)) { _, port, _ in
+            .found(["192.0.2.5", "2001:db8::5"], port: port)
         }
         XCTAssertEqual(found.resolve, ["evernote.test:8443:192.0.2.5,[2001:db8::5]"])
-        let timedOut = NoteStoreAddressing.decide(endpoint: endpoint, remembered: "[2001:db8::1]:8443", timeout: .seconds(1)) { _, _, _ in ([], true) }
+        let hanging = HangingResolver()
+        defer { hanging.release() }
+        let timedOut = try await NoteStoreAddressing.decide(endpoint: endpoint, remembered: "[2001:db8::1]:8443",
+                                                            timeout: .milliseconds(100), resolver: hanging.resolver)
         XCTAssertEqual(timedOut.resolve, ["evernote.test:8443:[2001:db8::1]"])
+        XCTAssertTrue(timedOut.note?.contains("did not resolve within") ?? false, "\(timedOut)")
         XCTAssertTrue(timedOut.note?.contains("remembered") ?? false, "\(timedOut)")
-        let nothing = NoteStoreAddressing.decide(endpoint: endpoint, remembered: nil, timeout: .seconds(1)) { _, _, _ in ([], false) }
+        let nothing = try await NoteStoreAddressing.decide(endpoint: endpoint, remembered: nil, timeout: .seconds(60)) { _, _, _ in
+            NameLookup.Answer(status: EAI_NONAME, entries: [])
+        }
         XCTAssertEqual(nothing.resolve, [])
+        XCTAssertEqual(nothing.note, "evernote.test did not resolve; no remembered address")
         // An address literal is never looked up.
-        let literal = NoteStoreAddressing.decide(endpoint: try XCTUnwrap(NoteStoreEndpoint(url: "https://192.0.2.1/x")),
-                                                 remembered: "10.0.0.1:443", timeout: .seconds(1)) { _, _, _ in
-            XCTFail("looked up a literal"); return ([], false)
+        let literal = try await NoteStoreAddressing.decide(endpoint: try XCTUnwrap(NoteStoreEndpoint(url: "https://192.0.2.1/x")),
+                                                           remembered: "10.0.0.1:443", timeout: .seconds(1)) { _, _, _ in
+            XCTFail("looked up a literal"); return NameLookup.Answer(status: EAI_NONAME, entries: [])
         }
         XCTAssertEqual(literal, NoteStoreAddressing.Decision())
+    }
+
+    /// `getaddrinfo` waits for up to `network.dns_timeout`: it must wait on a thread of its own, never
+    /// on one of the few threads of the cooperative pool that every other task of the process shares.
+    func testNoteStoreLookupBlocksNoCooperativeThread() async throws {
+        let endpoint = try XCTUnwrap(NoteStoreEndpoint(url: "https://evernote.test/shard/s1/notestore"))
+        let seen = Lines()
+        let decision = try await NoteStoreAddressing.decide(endpoint: endpoint, remembered: nil, timeout: .seconds(60)) { _, port, _ in
+            seen.append(withUnsafeCurrentTask { $0 == nil } ? "outside any task" : "on a task's thread")
+            return .found(["192.0.2.5"], port: port)
+        }
+        XCTAssertEqual(seen.text, "outside any task")
+        XCTAssertEqual(decision.resolve, ["evernote.test:443:192.0.2.5"])
+    }
+
+    /// A cancelled sync stops waiting for a hanging lookup at once (the lookup is abandoned).
+    func testCancellingASyncEndsItsWaitForAHangingLookup() async throws {
+        let endpoint = try XCTUnwrap(NoteStoreEndpoint(url: "https://evernote.test/shard/s1/notestore"))
+        let hanging = HangingResolver()
+        defer { hanging.release() }
+        // A budget far longer than the test: only the cancellation can end the wait early.
+        let decision = Task {
+            try await NoteStoreAddressing.decide(endpoint: endpoint, remembered: nil, timeout: .seconds(600),
+                                                 resolver: hanging.resolver)
+        }
+        let name = await hanging.firstCall()
+        XCTAssertEqual(name, "evernote.test")
+        decision.cancel()
+        do {
+            let unexpected = try await decision.value
+            XCTFail("a cancelled lookup decided \(unexpected)")
+        } catch is CancellationError {}
     }
 
     func testResolveFallbackStillRefusesPlainHTTPToANonLoopbackAddress() async {
@@ -88,16 +128,14 @@ final class SyncAddressTests: XCTestCase {
     }
 }
 
-private final class Lines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var parts: [String] = []
-    func append(_ s: String) { lock.withLock { parts.append(s) } }
-    var text: String { lock.withLock { parts.joined() } }
+private final class Lines: Sendable {
+    private let parts = Mutex<[String]>([])
+    func append(_ s: String) { parts.withLock { $0.append(s) } }
+    var text: String { parts.withLock { $0.joined() } }
 }
 
-private final class ManualInstant: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = ContinuousClock.now
-    var now: ContinuousClock.Instant { lock.withLock { value } }
-    func advance(_ d: Duration) { lock.withLock { value += d } }
+private final class ManualInstant: Sendable {
+    private let value = Mutex(ContinuousClock.now)
+    var now: ContinuousClock.Instant { value.withLock { $0 } }
+    func advance(_ d: Duration) { value.withLock { $0 += d } }
 }

@@ -14,7 +14,7 @@ final class SyncSlowReplyTests: XCTestCase {
             return NoteStoreClient(transport: ThriftHTTPTransport(url: url, client: http), authenticationToken: token)
         }
         let first = try await SyncEngine(outbox: f.outbox, noteStoreURL: f.noteStoreURL, token: SyncFixture.token,
-                                         makeClient: impatient, clock: { f.clock.now }).run()
+                                         makeClient: impatient, clock: { [clock = f.clock] in clock.now }).run()
         XCTAssertEqual(first.uploaded + first.failed, 2, "\(first)")
         XCTAssertGreaterThanOrEqual(first.failed, 1, "the slow createNote timed out: \(first)")
         // Let the slow request finish on the server, then retry once the backoff has passed.

@@ -15,7 +15,8 @@ final class ThriftGoldenBytesTests: XCTestCase {
     let tagNamesField = bytes(#"0f 00 0f  0b 00 00 00 01  00 00 00 0f "LocationHistory""#)
 
     func testCheckVersionCallEncoding() async throws {
-        let transport = ScriptedTransport { _ in self.checkVersionTrueReply }
+        let reply = checkVersionTrueReply
+        let transport = ScriptedTransport { _ in reply }
         let client = UserStoreClient(transport: transport)
         let ok = try await client.checkVersion(clientName: "LocLog/0.1; Linux")
         XCTAssertTrue(ok)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import ENLogKit
 
@@ -24,19 +25,18 @@ func bytes(_ listing: String) -> [UInt8] {
 }
 
 /// A ThriftTransport that answers with a closure and remembers every request.
-final class ScriptedTransport: ThriftTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _requests: [[UInt8]] = []
+final class ScriptedTransport: ThriftTransport, Sendable {
+    private let recorded = Mutex<[[UInt8]]>([])
     private let respond: @Sendable ([UInt8]) throws -> [UInt8]
 
     init(_ respond: @escaping @Sendable ([UInt8]) throws -> [UInt8]) {
         self.respond = respond
     }
 
-    var requests: [[UInt8]] { lock.withLock { _requests } }
+    var requests: [[UInt8]] { recorded.withLock { $0 } }
 
     func roundTrip(_ request: [UInt8]) async throws -> [UInt8] {
-        lock.withLock { _requests.append(request) }
+        recorded.withLock { $0.append(request) }
         return try respond(request)
     }
 }

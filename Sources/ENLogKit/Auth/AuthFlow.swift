@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -77,11 +78,9 @@ public struct AuthFlow: Sendable {
     /// Runs the whole login and returns credentials for `CredentialStore.save`.
     public func login(_ options: AuthLoginOptions) async throws -> Credentials {
         let service = try AuthService.resolve(options.service, host: options.host)
-        let (kind, metadata) = try await service.detectProtocol(transport: transport)
-        switch kind {
+        switch try await service.detectProtocol(transport: transport) {
         case .oauth1: return try await loginOAuth1(service: service, options: options)
-        case .oauth2: return try await loginOAuth2(service: service, metadata: metadata!, options: options)
-        case .token: throw AuthError.invalidHost("a raw token is stored with `enlog auth token`, not by logging in")
+        case .oauth2(let metadata): return try await loginOAuth2(service: service, metadata: metadata, options: options)
         }
     }
 
@@ -238,58 +237,49 @@ public struct AuthFlow: Sendable {
 }
 
 /// Reads lines from standard input without blocking a cooperative thread; cancellable.
-final class StdinLineReader: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = [UInt8]()
-    private var atEOF = false
+final class StdinLineReader: Sendable {
+    /// Bytes read past the last line returned; one reader at a time holds them.
+    private struct Pending {
+        var buffer = [UInt8]()
+        var atEOF = false
+    }
+
+    private let pending = Mutex(Pending())
 
     func nextLine() async -> String? {
-        let cancelled = CancelFlag()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-                Thread.detachNewThread { continuation.resume(returning: self.readLine(cancelled)) }
-            }
-        } onCancel: {
-            cancelled.set()
+        // The read polls the flag between short waits, so cancelling needs no wake-up of its own.
+        await BlockingCall.run("enlog.stdin") { cancellation in
+            self.pending.withLock { Self.readLine(&$0, cancellation) }
         }
     }
 
-    private func readLine(_ cancelled: CancelFlag) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
+    private static func readLine(_ pending: inout Pending, _ cancellation: CancellationFlag) -> String? {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
+            if let newline = pending.buffer.firstIndex(of: 10) {
+                let line = String(decoding: pending.buffer[..<newline], as: UTF8.self)
+                pending.buffer.removeSubrange(...newline)
                 return line
             }
-            if atEOF {
-                if buffer.isEmpty { return nil }
-                defer { buffer.removeAll() }
-                return String(decoding: buffer, as: UTF8.self)
+            if pending.atEOF {
+                if pending.buffer.isEmpty { return nil }
+                defer { pending.buffer.removeAll() }
+                return String(decoding: pending.buffer, as: UTF8.self)
             }
-            if cancelled.isSet { return nil }
+            if cancellation.isCancelled { return nil }
             var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 1, 200)
             if ready <= 0 { continue }
             let count = read(0, &chunk, chunk.count)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                atEOF = true
+                pending.atEOF = true
             } else if count == 0 {
-                atEOF = true
+                pending.atEOF = true
             } else {
-                buffer.append(contentsOf: chunk[0..<count])
-                if buffer.count > 64 * 1024 { buffer.removeAll() }
+                pending.buffer.append(contentsOf: chunk[0..<count])
+                if pending.buffer.count > 64 * 1024 { pending.buffer.removeAll() }
             }
         }
     }
-}
-
-final class CancelFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

@@ -77,14 +77,21 @@ public struct AuthService: Sendable, Equatable {
         return url.origin
     }
 
+    /// The protocol a login uses, with what it needs to run.
+    public enum LoginProtocol: Sendable {
+        case oauth1
+        /// OAuth 2.0, with the authorization server's published metadata.
+        case oauth2(OAuth2ServerMetadata)
+    }
+
     /// Decides the protocol: OAuth 2.0 when the authorization server publishes
     /// `/.well-known/oauth-authorization-server`, else OAuth 1.0a (custom hosts fall back on 404).
-    public func detectProtocol(transport: AuthHTTPTransport) async throws -> (AuthProtocolKind, OAuth2ServerMetadata?) {
-        guard let authorizationServerURL else { return (.oauth1, nil) }
+    public func detectProtocol(transport: AuthHTTPTransport) async throws -> LoginProtocol {
+        guard let authorizationServerURL else { return .oauth1 }
         if let metadata = try await OAuth2.discover(issuer: authorizationServerURL, transport: transport) {
-            return (.oauth2, metadata)
+            return .oauth2(metadata)
         }
-        if fallsBackToOAuth1 { return (.oauth1, nil) }
+        if fallsBackToOAuth1 { return .oauth1 }
         throw AuthError.serverRejected(step: "authorization-server discovery", status: 404,
                                        detail: "\(authorizationServerURL) publishes no OAuth 2.0 metadata")
     }

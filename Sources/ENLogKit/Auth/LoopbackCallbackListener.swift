@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -67,16 +68,20 @@ public enum CallbackVerdict: Sendable, Equatable {
 /// serves one connection at a time (bounded reads, per-connection deadline), 404s other paths and keeps
 /// waiting until a request on `path` is accepted or denied, the timeout passes, or the task is cancelled.
 /// The socket is closed by `close()` or when the listener is released.
-public final class LoopbackCallbackListener: @unchecked Sendable {
+public final class LoopbackCallbackListener: Sendable {
     public let port: UInt16
     public let path: String
 
-    private let lock = NSLock()
-    private var listenFD: Int32
-    private var wakeRead: Int32
-    private var wakeWrite: Int32
-    private var waiting = false
-    private var closeRequested = false
+    /// The descriptors (-1 once closed) and whether a wait is running; they close only when none is.
+    private struct State {
+        var listenFD: Int32
+        var wakeRead: Int32
+        var wakeWrite: Int32
+        var waiting = false
+        var closeRequested = false
+    }
+
+    private let state: Mutex<State>
 
     /// Longest request head read; anything larger is answered 431 and dropped.
     static let maxRequestBytes = 16 * 1024
@@ -117,9 +122,7 @@ public final class LoopbackCallbackListener: @unchecked Sendable {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
-        self.listenFD = fd
-        self.wakeRead = pipeFDs[0]
-        self.wakeWrite = pipeFDs[1]
+        self.state = Mutex(State(listenFD: fd, wakeRead: pipeFDs[0], wakeWrite: pipeFDs[1]))
         self.port = UInt16(bigEndian: actual.sin_port)
     }
 
@@ -130,26 +133,24 @@ public final class LoopbackCallbackListener: @unchecked Sendable {
 
     /// Stops listening; a pending `waitForCallback` ends with `AuthError.cancelled`.
     public func close() {
-        lock.lock()
-        closeRequested = true
-        let busy = waiting
-        lock.unlock()
+        let busy = state.withLock { state in
+            state.closeRequested = true
+            return state.waiting
+        }
         if busy { wake() } else { closeDescriptors() }
     }
 
     private func closeDescriptors() {
-        lock.lock()
-        defer { lock.unlock() }
-        for fd in [listenFD, wakeRead, wakeWrite] where fd >= 0 { Glibc.close(fd) }
-        listenFD = -1
-        wakeRead = -1
-        wakeWrite = -1
+        state.withLock { state in
+            for fd in [state.listenFD, state.wakeRead, state.wakeWrite] where fd >= 0 { Glibc.close(fd) }
+            state.listenFD = -1
+            state.wakeRead = -1
+            state.wakeWrite = -1
+        }
     }
 
     private func wake() {
-        lock.lock()
-        let fd = wakeWrite
-        lock.unlock()
+        let fd = state.withLock { $0.wakeWrite }
         if fd >= 0 {
             var byte: UInt8 = 1
             _ = write(fd, &byte, 1)
@@ -160,39 +161,32 @@ public final class LoopbackCallbackListener: @unchecked Sendable {
     /// Throws `callbackTimedOut` after `timeout` seconds and `cancelled` when the task is cancelled.
     public func waitForCallback(timeout: TimeInterval = 300,
                                 classify: @escaping @Sendable (CallbackParameters) -> CallbackVerdict) async throws -> CallbackParameters {
-        guard beginWaiting() else {
+        guard let (listenFD, wakeRead) = beginWaiting() else {
             throw AuthError.listenerFailed("the listener is closed or already waiting")
         }
-        drainWakePipe()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CallbackParameters, Error>) in
-                let thread = Thread { [self] in
-                    let result = Result { try self.serve(timeout: timeout, classify: classify) }
-                    self.lock.lock()
-                    self.waiting = false
-                    let shouldClose = self.closeRequested
-                    self.lock.unlock()
-                    if shouldClose { self.closeDescriptors() }
-                    continuation.resume(with: result)
+        Self.drainWakePipe(wakeRead)
+        return try await BlockingCall.run("enlog-oauth-callback", onCancel: .wake { self.wake() }) { _ in
+            defer {
+                let shouldClose = self.state.withLock { state in
+                    state.waiting = false
+                    return state.closeRequested
                 }
-                thread.name = "enlog-oauth-callback"
-                thread.start()
-                if Task.isCancelled { self.wake() }
+                if shouldClose { self.closeDescriptors() }
             }
-        } onCancel: {
-            self.wake()
+            return try self.serve(listenFD: listenFD, wakeRead: wakeRead, timeout: timeout, classify: classify)
         }
     }
 
-    private func beginWaiting() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !waiting, !closeRequested, listenFD >= 0 else { return false }
-        waiting = true
-        return true
+    /// The descriptors the wait serves, which stay open until it ends; nil when closed or already waiting.
+    private func beginWaiting() -> (listenFD: Int32, wakeRead: Int32)? {
+        state.withLock { state in
+            guard !state.waiting, !state.closeRequested, state.listenFD >= 0 else { return nil }
+            state.waiting = true
+            return (state.listenFD, state.wakeRead)
+        }
     }
 
-    private func drainWakePipe() {
+    private static func drainWakePipe(_ wakeRead: Int32) {
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(wakeRead, &buffer, buffer.count) > 0 {}
     }
@@ -206,7 +200,8 @@ public final class LoopbackCallbackListener: @unchecked Sendable {
 
     /// The serving loop, on its own thread: poll(2) over the listening socket, the wake pipe and up to
     /// `maxPendingConnections` connections, so an idle browser preconnect never delays the real callback.
-    private func serve(timeout: TimeInterval, classify: (CallbackParameters) -> CallbackVerdict) throws -> CallbackParameters {
+    private func serve(listenFD: Int32, wakeRead: Int32, timeout: TimeInterval,
+                       classify: (CallbackParameters) -> CallbackVerdict) throws -> CallbackParameters {
         let deadline = Date().addingTimeInterval(timeout)
         var pending = [Pending]()
         defer { for connection in pending { Glibc.close(connection.fd) } }

@@ -45,8 +45,10 @@ public struct PKCE: Sendable {
 }
 
 /// Claims of a JWT, read without any signature check (the TLS connection is what is trusted).
-public struct JWTClaims: @unchecked Sendable {
-    public let claims: [String: Any]
+public struct JWTClaims: Sendable {
+    /// The claims this client reads: text and numbers (others, such as arrays, are dropped).
+    public let strings: [String: String]
+    public let numbers: [String: Double]
 
     public init(jwt: String) throws {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
@@ -54,14 +56,14 @@ public struct JWTClaims: @unchecked Sendable {
               let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
             throw AuthError.malformedResponse(step: "token", detail: "the access token is not a readable JWT")
         }
-        claims = object
+        strings = object.compactMapValues { $0 as? String }
+        numbers = object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
     }
 
-    public func string(_ name: String) -> String? { claims[name] as? String }
+    public func string(_ name: String) -> String? { strings[name] }
 
     public func date(_ name: String) -> Date? {
-        if let number = claims[name] as? NSNumber { return Date(timeIntervalSince1970: number.doubleValue) }
-        return nil
+        numbers[name].map { Date(timeIntervalSince1970: $0) }
     }
 
     public var expiry: Date? { date("exp") }

@@ -38,7 +38,7 @@ public struct LocationLogger: Sendable {
         var place: Place?
         if let lookup {
             do {
-                place = try await Self.withDeadline(lookupBudget) { try await lookup.place(for: fix) }
+                place = try await withDeadline(lookupBudget) { try await lookup.place(for: fix) }
             } catch {
                 addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
             }
@@ -47,23 +47,5 @@ public struct LocationLogger: Sendable {
         draft.account = account
         let note = try await outbox.enqueue(fix: fix, note: draft)
         return Outcome(note: note, fix: fix, addressProblem: addressProblem)
-    }
-
-    /// Runs `work`, giving up (and cancelling it) once `budget` has passed.
-    static func withDeadline<T: Sendable>(_ budget: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(for: budget)
-                throw DeadlineExceeded(budget: budget)
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
-        }
-    }
-
-    struct DeadlineExceeded: ENLogError {
-        var budget: Duration
-        var reason: String { "no answer within \(budget.components.seconds) s" }
     }
 }

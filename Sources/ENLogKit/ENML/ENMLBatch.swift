@@ -106,7 +106,7 @@ public struct ENMLBatchValidator: Sendable {
     }
 }
 
-/// Distinct workers write distinct slots of one buffer; no two touch the same index.
+/// `@unchecked`: distinct workers write distinct slots of one buffer; no two touch the same index.
 private struct SendableSlots: @unchecked Sendable {
     let buffer: UnsafeMutableBufferPointer<ENMLFileResult?>
     init(_ buffer: UnsafeMutableBufferPointer<ENMLFileResult?>) { self.buffer = buffer }

@@ -8,8 +8,9 @@ enum ENMLDTD {
     static let rootElement = "en-note"
 
     /// URL → bytes for every external entity an ENML document may load. The pointers live as long
-    /// as the process: libxml2 reads them without copying.
-    private static let resources: [String: UnsafeBufferPointer<UInt8>] = {
+    /// as the process: libxml2 reads them without copying. `nonisolated(unsafe)`: written once by
+    /// the static initialiser, only ever read afterwards.
+    nonisolated(unsafe) private static let resources: [String: UnsafeBufferPointer<UInt8>] = {
         func pinned(_ bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
             let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
             _ = storage.initialize(from: bytes)
@@ -65,6 +66,7 @@ private let loadEmbeddedEntity: xmlExternalEntityLoader = { url, publicID, conte
 
 /// Hands out parsed copies of the ENML DTD, one per validation in flight. They live as long as the
 /// process: a handful at most (one per core), and each is reused by every later document.
+/// `@unchecked`: it hands out libxml2 DTD pointers (not Sendable), each owned by one validation at a time.
 final class DTDPool: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [xmlDtdPtr] = []

@@ -174,7 +174,7 @@ final class ENMLValidationRun {
         while let current = attribute {
             if let attributeName = current.pointee.name, let value = xmlNodeListGetString(element.pointee.doc, current.pointee.children, 1) {
                 attributes.append((String(cString: attributeName), String(cString: value)))
-                xmlFree(value)
+                enlog_xml_free(value)
             }
             attribute = current.pointee.next
         }

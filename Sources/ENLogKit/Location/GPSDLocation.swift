@@ -57,6 +57,8 @@ public struct GPSDLocation: LocationSource {
     public var endpoint: Endpoint
     public var timeout: TimeInterval
     public var filter: QualityFilter
+    /// Resolves a gpsd host given by name (a seam for tests); the lookup counts against `timeout`.
+    var resolver: NameLookup.Resolver = NameLookup.system
 
     public static let defaultTimeout: TimeInterval = 30
 
@@ -68,61 +70,83 @@ public struct GPSDLocation: LocationSource {
     }
 
     public func currentFix() async throws -> Fix {
-        let session = try GPSDSession(endpoint: endpoint, timeout: timeout, filter: filter)
-        // The socket wait is a blocking poll(2) on its own thread, so that it neither ties up a
-        // cooperative thread for up to `timeout` nor ignores cancellation: cancel() wakes it.
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(with: Result { try session.run() })
-                }
-            }
-        } onCancel: {
-            session.cancel()
+        let start = Date()
+        let deadline = start.addingTimeInterval(timeout)
+        // The name lookup and the socket wait each block; both run on threads of their own, so
+        // that they neither tie up a cooperative thread for up to `timeout` nor ignore cancellation.
+        let addresses = try await resolve(before: deadline)
+        guard let wake = WakePipe() else {
+            throw LocationError.gpsdUnreachable(endpoint: endpoint.description,
+                                                detail: "cannot create a pipe: \(String(cString: strerror(errno)))")
         }
+        let endpoint = self.endpoint, timeout = self.timeout, filter = self.filter
+        return try await BlockingCall.run("enlog.gpsd", onCancel: .wake { wake.signal() }) { _ in
+            var session = GPSDSession(endpoint: endpoint, timeout: timeout, filter: filter, wake: wake)
+            return try session.run(addresses: addresses, start: start, deadline: deadline)
+        }
+    }
+
+    /// The addresses of the gpsd host, found before `deadline`.
+    private func resolve(before deadline: Date) async throws -> [NameLookup.Entry] {
+        let budget = Duration.milliseconds(Int64((max(deadline.timeIntervalSinceNow, 0) * 1000).rounded(.up)))
+        guard let answer = try await NameLookup.resolve(endpoint.host, port: endpoint.port, flags: 0,
+                                                        within: budget, using: resolver) else {
+            throw LocationError.gpsdUnreachable(endpoint: endpoint.description,
+                                                detail: "the host name did not resolve within \(Int(timeout)) s")
+        }
+        guard answer.status == 0, !answer.entries.isEmpty else {
+            throw LocationError.gpsdUnreachable(endpoint: endpoint.description,
+                                                detail: "cannot resolve host: \(answer.failureDescription)")
+        }
+        return answer.entries
     }
 }
 
-/// One connection's worth of state; `cancel()` may be called from any thread.
-final class GPSDSession: @unchecked Sendable {
+/// A pipe whose read end a blocked `poll()` watches, so that another thread can wake it.
+final class WakePipe: Sendable {
+    let readEnd: Int32
+    let writeEnd: Int32
+
+    /// nil when the pipe cannot be created (`errno` says why).
+    init?() {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        readEnd = fds[0]
+        writeEnd = fds[1]
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
+    func signal() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+}
+
+/// One connection's worth of state, on the thread that waits for gpsd.
+struct GPSDSession {
     private let endpoint: GPSDLocation.Endpoint
     private let timeout: TimeInterval
     private let filter: QualityFilter
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: WakePipe
 
     private var reports = 0
     private var fixesSeen = 0
     private var noDevice = false
     private var best: (fix: Fix, rejection: QualityFilter.Rejection)?
 
-    init(endpoint: GPSDLocation.Endpoint, timeout: TimeInterval, filter: QualityFilter) throws {
+    init(endpoint: GPSDLocation.Endpoint, timeout: TimeInterval, filter: QualityFilter, wake: WakePipe) {
         self.endpoint = endpoint
         self.timeout = timeout
         self.filter = filter
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            throw LocationError.gpsdUnreachable(endpoint: endpoint.description,
-                                                detail: "cannot create a pipe: \(String(cString: strerror(errno)))")
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        self.wake = wake
     }
 
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
-    }
-
-    func cancel() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
-
-    func run() throws -> Fix {
-        let start = Date()
-        let deadline = start.addingTimeInterval(timeout)
-        let socket = try connect(before: deadline)
+    mutating func run(addresses: [NameLookup.Entry], start: Date, deadline: Date) throws -> Fix {
+        let socket = try connect(to: addresses, before: deadline)
         defer { close(socket) }
         try send(#"?WATCH={"enable":true,"json":true};"# + "\n", on: socket, before: deadline)
 
@@ -165,7 +189,7 @@ final class GPSDSession: @unchecked Sendable {
     }
 
     /// The fix in a report line when it is one the filter accepts.
-    private func consider(line: Data) -> Fix? {
+    private mutating func consider(line: Data) -> Fix? {
         guard let report = try? JSONDecoder().decode(Report.self, from: line) else { return nil }
         switch report.kind {
         case "DEVICES":
@@ -226,30 +250,13 @@ final class GPSDSession: @unchecked Sendable {
 
     // MARK: Sockets
 
-    private func connect(before deadline: Date) throws -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(endpoint.host, String(endpoint.port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw LocationError.gpsdUnreachable(endpoint: endpoint.description,
-                                                detail: "cannot resolve host: \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(list) }
-
+    private func connect(to addresses: [NameLookup.Entry], before deadline: Date) throws -> Int32 {
         var lastError = ECONNREFUSED
-        var candidate: UnsafeMutablePointer<addrinfo>? = first
-        while let info = candidate {
-            candidate = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        for info in addresses {
+            let fd = socket(info.family, info.socketType, info.protocolNumber)
             guard fd >= 0 else { lastError = errno; continue }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
-            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
+            if info.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 { return fd }
             guard errno == EINPROGRESS else { lastError = errno; close(fd); continue }
             do {
                 guard try wait(for: fd, events: Int16(POLLOUT), until: deadline) else {
@@ -295,7 +302,7 @@ final class GPSDSession: @unchecked Sendable {
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { return false }
             var fds = [pollfd(fd: fd, events: events, revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             let milliseconds = Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up))
             let ready = poll(&fds, nfds_t(fds.count), milliseconds)
             if ready < 0 {

@@ -25,12 +25,8 @@ public struct NMEALogLocation: LocationSource {
     public func currentFix() async throws -> Fix {
         let path = self.path
         // File reading blocks; keep it off the cooperative pool.
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { () throws(LocationError) -> Fix in
-                    try NMEALogLocation(path: path).lastFix()
-                })
-            }
+        return try await BlockingCall.run("enlog.nmea", onCancel: .wake {}) { _ in
+            try NMEALogLocation(path: path).lastFix()
         }
     }
 

@@ -2,6 +2,7 @@ import CCurl
 import CCurlShim
 
 import Foundation
+import Synchronization
 
 /// `curl_global_init` exactly once per process (a Swift static is initialised once, thread-safely).
 enum CurlGlobal {
@@ -9,33 +10,38 @@ enum CurlGlobal {
 }
 
 /// A libcurl easy handle. Only ever used by one transfer at a time (the pool hands it out).
+/// `@unchecked`: it wraps a C pointer; ownership passes between the pool and one transfer thread.
 struct CurlEasy: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
 }
 
 /// Idle keep-alive easy handles, at most one per scheme+host+port and `capacity` in all
 /// (least recently used evicted). A handle in use is owned by its transfer, not by the pool.
-final class CurlHandlePool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var idle: [String: CurlEasy] = [:]
-    private var order: [String] = []   // least recently used first
+final class CurlHandlePool: Sendable {
+    private struct State {
+        var idle: [String: CurlEasy] = [:]
+        var order: [String] = []   // least recently used first
+        var created = 0
+    }
+
+    private let state = Mutex(State())
     private let capacity: Int
-    private var created = 0
 
     init(capacity: Int = 8) {
         self.capacity = max(1, capacity)
     }
 
     deinit {
-        for handle in idle.values { curl_easy_cleanup(handle.raw) }
+        for handle in state.withLock({ Array($0.idle.values) }) { curl_easy_cleanup(handle.raw) }
     }
 
     /// An idle handle for `key`, reset to defaults (its connection cache survives the reset), or a new one.
     func checkout(_ key: String) -> CurlEasy? {
-        lock.lock()
-        let reused = idle.removeValue(forKey: key)
-        if reused != nil { order.removeAll { $0 == key } } else { created += 1 }
-        lock.unlock()
+        let reused = state.withLock { state -> CurlEasy? in
+            let reused = state.idle.removeValue(forKey: key)
+            if reused != nil { state.order.removeAll { $0 == key } } else { state.created += 1 }
+            return reused
+        }
         if let reused {
             curl_easy_reset(reused.raw)
             return reused
@@ -45,52 +51,44 @@ final class CurlHandlePool: @unchecked Sendable {
     }
 
     func checkin(_ key: String, _ handle: CurlEasy) {
-        var discard: [CurlEasy] = []
-        lock.lock()
-        if idle[key] != nil {
-            discard.append(handle)
-        } else {
-            idle[key] = handle
-            order.append(key)
-            while order.count > capacity {
-                let oldest = order.removeFirst()
-                if let evicted = idle.removeValue(forKey: oldest) { discard.append(evicted) }
+        let capacity = self.capacity
+        let discard = state.withLock { state -> [CurlEasy] in
+            if state.idle[key] != nil { return [handle] }
+            var discard: [CurlEasy] = []
+            state.idle[key] = handle
+            state.order.append(key)
+            while state.order.count > capacity {
+                let oldest = state.order.removeFirst()
+                if let evicted = state.idle.removeValue(forKey: oldest) { discard.append(evicted) }
             }
+            return discard
         }
-        lock.unlock()
         for handle in discard { curl_easy_cleanup(handle.raw) }
     }
 
     /// For tests: idle handles now, and easy handles created so far.
     var statistics: (idle: Int, created: Int) {
-        lock.lock(); defer { lock.unlock() }
-        return (idle.count, created)
+        state.withLock { ($0.idle.count, $0.created) }
     }
 }
 
-/// Per-transfer state the C callbacks reach through their userdata pointer.
-final class CurlTransferState: @unchecked Sendable {
+/// Per-transfer state the C callbacks reach through their userdata pointer. Created and used on
+/// the transfer's own thread only; `cancellation` is the one part other threads touch.
+final class CurlTransferState {
     let maxBytes: Int
     let checkContentLength: Bool
+    let cancellation: CancellationFlag
     var body: [UInt8] = []
     var headers: [String: String] = [:]
     var tooLarge = false
-    private let lock = NSLock()
-    private var cancelledFlag = false
 
-    init(maxBytes: Int, checkContentLength: Bool) {
+    init(maxBytes: Int, checkContentLength: Bool, cancellation: CancellationFlag) {
         self.maxBytes = maxBytes
         self.checkContentLength = checkContentLength
+        self.cancellation = cancellation
     }
 
-    func cancel() {
-        lock.lock(); cancelledFlag = true; lock.unlock()
-    }
-
-    var isCancelled: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return cancelledFlag
-    }
+    var isCancelled: Bool { cancellation.isCancelled }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 

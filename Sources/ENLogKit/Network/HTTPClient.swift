@@ -30,22 +30,15 @@ public final class HTTPClient: Sendable {
         }
         if Task.isCancelled { throw HTTPError.cancelled }
 
-        let state = CurlTransferState(maxBytes: max(0, configuration.maxResponseBytes),
-                                      checkContentLength: method != "HEAD")
+        let maxBytes = max(0, configuration.maxResponseBytes)
         let configuration = self.configuration
         let pool = self.pool
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
-                let thread = Thread {
-                    let result = Self.perform(request, method: method, target: target, state: state,
-                                              configuration: configuration, pool: pool)
-                    continuation.resume(with: result.mapError { $0 as Error })
-                }
-                thread.name = "enlog.http"
-                thread.start()
-            }
-        } onCancel: {
-            state.cancel()
+        // Cancelling raises the flag; the progress callback sees it and aborts the transfer.
+        return try await BlockingCall.run("enlog.http", onCancel: .wake {}) { cancellation in
+            let state = CurlTransferState(maxBytes: maxBytes, checkContentLength: method != "HEAD",
+                                          cancellation: cancellation)
+            return try Self.perform(request, method: method, target: target, state: state,
+                                    configuration: configuration, pool: pool).get()
         }
     }
 

@@ -7,7 +7,7 @@ import Darwin
 
 /// The parts of a URL the client decides on, parsed by libcurl's own URL parser so that the
 /// policy and the transfer can never disagree about the host.
-struct HTTPTarget: Equatable {
+struct HTTPTarget: Equatable, Sendable {
     var scheme: String      // "http" or "https"
     var host: String        // as libcurl normalises it; IPv6 in brackets
     var port: Int

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -152,18 +151,28 @@ public enum ReachabilityChecker {
         if let proxy = configuration.proxy { _ = try ProxyTarget(parsing: proxy) }
     }
 
-    /// Runs the check off the caller's executor (the probe blocks in `poll()` for up to the budget).
+    /// Runs the check: a proxy given by name is resolved first (a lookup bounded by the budget), then
+    /// the probes block in `poll()` for up to the rest of the budget, on a thread of their own.
     public static func check(_ configuration: ReachabilityConfiguration) async -> ReachabilityReport {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: checkBlocking(configuration))
-            }
+        let start = ReachabilityClock.now()
+        var proxyLookup: ProxyLookup?
+        if let proxyText = configuration.proxy, case .name(let name, let port)? = try? ProxyTarget(parsing: proxyText) {
+            let answer = try? await NameLookup.resolve(name, port: port, within: configuration.budget)
+            proxyLookup = ProxyLookup(addresses: answer?.addresses ?? [], timedOut: answer == nil)
+        }
+        return await BlockingCall.run("enlog.reachability") { [proxyLookup] _ in
+            probe(configuration, start: start, proxyLookup: proxyLookup)
         }
     }
 
-    /// The same check on the calling thread.
-    public static func checkBlocking(_ configuration: ReachabilityConfiguration) -> ReachabilityReport {
-        let start = ReachabilityClock.now()
+    /// The lookup of a proxy given by name: what it found, and whether it ran out of budget.
+    struct ProxyLookup: Sendable {
+        var addresses: [ReachabilityAddress]
+        var timedOut: Bool
+    }
+
+    /// The check after the proxy lookup, on the calling thread (it blocks).
+    static func probe(_ configuration: ReachabilityConfiguration, start: UInt64, proxyLookup: ProxyLookup?) -> ReachabilityReport {
         let parts = max(configuration.budget, .zero).components
         let budgetNanos = UInt64(parts.seconds) * 1_000_000_000 + UInt64(parts.attoseconds / 1_000_000_000)
         let deadline = start + budgetNanos
@@ -184,10 +193,10 @@ public enum ReachabilityChecker {
                 switch try ProxyTarget(parsing: proxyText) {
                 case .address(let address):
                     targets = [address]
-                case .name(let name, let port):
+                case .name(let name, _):
                     resolvedProxyName = name
                     notes.append("proxy \(name) is a host name: resolved with a lookup bounded by the budget")
-                    let lookup = BoundedNameLookup.resolve(name, port: port, deadline: deadline)
+                    let lookup = proxyLookup ?? ProxyLookup(addresses: [], timedOut: false)
                     if lookup.timedOut {
                         notes.append("proxy name \(name) did not resolve within the budget")
                     } else if lookup.addresses.isEmpty {

@@ -29,22 +29,22 @@ public enum NoteStoreAddressing {
         public var note: String?
     }
 
-    typealias Lookup = @Sendable (_ name: String, _ port: UInt16, _ deadline: UInt64) -> (addresses: [ReachabilityAddress], timedOut: Bool)
-
+    /// Resolves the NoteStore host through `NameLookup` (its own thread, abandoned after `timeout`
+    /// or when the sync is cancelled), so that no cooperative thread waits on DNS.
     static func decide(endpoint: NoteStoreEndpoint, remembered: String?, timeout: Duration,
-                       lookup: Lookup = { BoundedNameLookup.resolve($0, port: $1, deadline: $2) }) -> Decision {
+                       resolver: @escaping NameLookup.Resolver = NameLookup.system) async throws -> Decision {
         guard endpoint.isName, let port = UInt16(exactly: endpoint.port) else { return Decision() }
         let started = ReachabilityClock.now()
-        let nanoseconds = UInt64(max(0, timeout.components.seconds)) * 1_000_000_000
-            + UInt64(max(0, timeout.components.attoseconds) / 1_000_000_000)
-        let found = lookup(endpoint.host, port, started + max(nanoseconds, 1_000_000))
+        let answer = try await NameLookup.resolve(endpoint.host, port: port, within: max(timeout, .milliseconds(1)),
+                                                  using: resolver)
         let milliseconds = (ReachabilityClock.now() - started) / 1_000_000
-        if !found.addresses.isEmpty {
-            let list = found.addresses.map { $0.family == .ipv6 ? "[\($0.host)]" : $0.host }.joined(separator: ",")
+        let addresses = answer?.addresses ?? []
+        if !addresses.isEmpty {
+            let list = addresses.map { $0.family == .ipv6 ? "[\($0.host)]" : $0.host }.joined(separator: ",")
             return Decision(resolve: ["\(endpoint.host):\(endpoint.port):\(list)"],
                             note: "\(endpoint.host) resolved in \(milliseconds) ms to \(list)")
         }
-        let why = found.timedOut ? "did not resolve within \(milliseconds) ms" : "did not resolve"
+        let why = answer == nil ? "did not resolve within \(milliseconds) ms" : "did not resolve"
         guard let remembered, let address = try? ReachabilityChecker.parse(address: remembered) else {
             return Decision(note: "\(endpoint.host) \(why); no remembered address")
         }

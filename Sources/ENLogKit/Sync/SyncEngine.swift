@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 
 public struct SyncOptions: Sendable {
@@ -181,7 +182,8 @@ public struct SyncEngine: Sendable {
         let lock = try SyncLock(databasePath: outbox.path)
         defer { lock.release() }
         let state = try await SyncState(writer: outbox.databaseWriter)
-        let run = SyncRun(engine: self, state: state, client: makeClient(noteStoreURL, token))
+        let client = makeClient(noteStoreURL, token)
+        let cancellation = CancellationFlag()
         // The run's own bookkeeping must not see the caller's cancellation (GRDB refuses database
         // access from a cancelled task, which would leave a stored note unmarked): it runs in an
         // unstructured task, and cancellation only raises a flag checked between notes and
@@ -189,6 +191,7 @@ public struct SyncEngine: Sendable {
         let outbox = self.outbox
         let engine = self
         let work = Task { () async throws -> SyncSummary in
+            let run = SyncRun(engine: engine, state: state, client: client, cancellation: cancellation)
             let result: Result<SyncSummary, Error>
             do { result = .success(try await run.execute()) } catch { result = .failure(error) }
             // Whatever ended the run, a call that got through proves the address.
@@ -200,7 +203,7 @@ public struct SyncEngine: Sendable {
         return try await withTaskCancellationHandler {
             try await work.value
         } onCancel: {
-            run.cancellation.cancel()
+            cancellation.cancel()
         }
     }
 
@@ -290,8 +293,8 @@ func oneLine(_ error: Error) -> String {
     return "\(error)"
 }
 
-/// The mutable state of one run.
-final class SyncRun: @unchecked Sendable {
+/// The mutable state of one run, owned by the run's task.
+final class SyncRun {
     let engine: SyncEngine
     let state: SyncState
     let client: NoteStoreClient
@@ -300,17 +303,18 @@ final class SyncRun: @unchecked Sendable {
     var notebookGuids: [String: EDAM.Guid] = [:]
     var needsLookup: Set<Int64> = []
     var consecutiveFailures = 0
-    let cancellation = RunCancellation()
+    let cancellation: CancellationFlag
     var outbox: OutboxStore { engine.outbox }
     var options: SyncOptions { engine.options }
 
     /// Ends the run early with a reason (not an error for the caller).
     struct Stop: Error { var reason: SyncSummary.StopReason }
 
-    init(engine: SyncEngine, state: SyncState, client: NoteStoreClient) {
+    init(engine: SyncEngine, state: SyncState, client: NoteStoreClient, cancellation: CancellationFlag) {
         self.engine = engine
         self.state = state
         self.client = client
+        self.cancellation = cancellation
     }
 
     func execute() async throws -> SyncSummary {
@@ -373,7 +377,7 @@ final class SyncRun: @unchecked Sendable {
                 lookups += 1
                 do {
                     let fix = try record.fix()
-                    let place = try await LocationLogger.withDeadline(options.addressBudget) { try await lookup.place(for: fix) }
+                    let place = try await withDeadline(options.addressBudget) { try await lookup.place(for: fix) }
                     let draft = try renderer.render(fix: fix, place: place, uid: note.uid)
                     try await outbox.resolveAddress(id, placeName: draft.placeName, title: draft.title,
                                                     content: draft.content, now: engine.clock())
@@ -667,45 +671,10 @@ extension FailureKind {
     }
 }
 
-/// The caller's cancellation of a run: a flag, and the network call in flight.
-final class RunCancellation: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelled = false
-    private var inFlight: (() -> Void)?
-
-    var isCancelled: Bool { lock.withLock { cancelled } }
-
-    func cancel() {
-        let current = lock.withLock { () -> (() -> Void)? in
-            cancelled = true
-            return inFlight
-        }
-        current?()
-    }
-
-    /// Runs `call` in a task of its own that `cancel()` cancels (the HTTP client then aborts
-    /// the transfer and throws `HTTPError.cancelled`).
-    func cancellable<T: Sendable>(_ call: @escaping @Sendable () async throws -> T) async throws -> T {
-        let task = Task { try await call() }
-        if register({ task.cancel() }) { task.cancel() }
-        defer { _ = register(nil) }
-        return try await task.value
-    }
-
-    /// Sets the in-flight canceller; true when the run was already cancelled.
-    private func register(_ canceller: (() -> Void)?) -> Bool {
-        lock.withLock {
-            inFlight = canceller
-            return cancelled
-        }
-    }
-}
-
 /// The last address a NoteStore call reached. Written from HTTP threads, read at the end of a run.
-final class ConnectedAddress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: String?
+final class ConnectedAddress: Sendable {
+    private let value = Mutex<String?>(nil)
 
-    func record(_ ip: String) { lock.withLock { value = ip } }
-    var latest: String? { lock.withLock { value } }
+    func record(_ ip: String) { value.withLock { $0 = ip } }
+    var latest: String? { value.withLock { $0 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,16 +10,18 @@ import Glibc
 /// a lock file left behind by a dead process is simply locked again. The file holds the
 /// holder's pid, for the error message only. Released when the owner is deinitialised (or on
 /// `release()`); the descriptor is close-on-exec so child processes never inherit it.
-public final class SyncLock: @unchecked Sendable {
+public final class SyncLock: Sendable {
     public let path: String
-    private var fd: Int32
+    /// The locked descriptor; -1 once released.
+    private let descriptor: Mutex<Int32>
 
     public static func lockPath(forDatabase databasePath: String) -> String { databasePath + ".sync.lock" }
 
     /// Takes the lock without waiting; `SyncError.syncInProgress` when another process holds it.
     public init(databasePath: String) throws(SyncError) {
-        path = Self.lockPath(forDatabase: databasePath)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let path = Self.lockPath(forDatabase: databasePath)
+        self.path = path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw .lockUnavailable(path: path, detail: String(cString: strerror(errno)))
         }
@@ -26,13 +29,13 @@ public final class SyncLock: @unchecked Sendable {
             let code = errno
             let holder = Self.readPid(fd)
             close(fd)
-            fd = -1
             if code == EWOULDBLOCK { throw .syncInProgress(lockPath: path, holderPid: holder) }
             throw .lockUnavailable(path: path, detail: String(cString: strerror(code)))
         }
         let pid = "\(getpid())\n"
         _ = ftruncate(fd, 0)
         _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+        descriptor = Mutex(fd)
     }
 
     private static func readPid(_ fd: Int32) -> Int32? {
@@ -43,10 +46,12 @@ public final class SyncLock: @unchecked Sendable {
     }
 
     public func release() {
-        guard fd >= 0 else { return }
-        _ = flock(fd, LOCK_UN)
-        close(fd)
-        fd = -1
+        descriptor.withLock { fd in
+            guard fd >= 0 else { return }
+            _ = flock(fd, LOCK_UN)
+            close(fd)
+            fd = -1
+        }
     }
 
     deinit { release() }

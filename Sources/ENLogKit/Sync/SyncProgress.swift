@@ -1,19 +1,24 @@
 import Foundation
+import Synchronization
 
 /// What `enlog sync` prints on stderr while it works. On a terminal: one progress line,
 /// rewritten in place (`sync: 3/10 notes, about 12 s left`), erased at the end. With `verbose`:
 /// one line per note (`note 3 uploaded <guid>`) and the address decisions, terminal or not.
 /// Anything else gets nothing, so a pipe or a log file never sees carriage-return noise.
-public final class SyncProgressPrinter: @unchecked Sendable {
-    private let lock = NSLock()
+public final class SyncProgressPrinter: Sendable {
     private let terminal: Bool
     private let verbose: Bool
     private let write: @Sendable (String) -> Void
     private let now: @Sendable () -> ContinuousClock.Instant
-    private var total = 0
-    private var done = 0
-    private var started: ContinuousClock.Instant?
-    private var showing = false
+    /// Held while a line is written, so that lines from events on different threads never interleave.
+    private let state = Mutex(Progress())
+
+    private struct Progress {
+        var total = 0
+        var done = 0
+        var started: ContinuousClock.Instant?
+        var showing = false
+    }
 
     public init(terminal: Bool, verbose: Bool, write: @escaping @Sendable (String) -> Void,
                 now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
@@ -24,27 +29,27 @@ public final class SyncProgressPrinter: @unchecked Sendable {
     }
 
     public func handle(_ event: SyncEvent) {
-        lock.withLock {
+        state.withLock { progress in
             switch event {
             case .started(let total):
-                self.total = total
-                started = now()
-                redraw()
+                progress.total = total
+                progress.started = now()
+                redraw(&progress)
             case .note(let id, let action, let guid):
-                done += 1
-                if verbose { emit("note \(id) \(action.rawValue)" + (guid.map { " \($0)" } ?? "")) }
-                redraw()
+                progress.done += 1
+                if verbose { emit("note \(id) \(action.rawValue)" + (guid.map { " \($0)" } ?? ""), &progress) }
+                redraw(&progress)
             case .notice(let text):
-                if verbose { emit("sync: \(text)") }
+                if verbose { emit("sync: \(text)", &progress) }
             }
         }
     }
 
     /// Erases the progress line (call before the summary is printed).
     public func finish() {
-        lock.withLock {
-            if showing { write("\r\u{1B}[K") }
-            showing = false
+        state.withLock { progress in
+            if progress.showing { write("\r\u{1B}[K") }
+            progress.showing = false
         }
     }
 
@@ -60,15 +65,15 @@ public final class SyncProgressPrinter: @unchecked Sendable {
         return text
     }
 
-    private func redraw() {
-        guard terminal, total > 0, let started else { return }
-        write("\r\u{1B}[K" + Self.line(done: done, total: total, elapsed: now() - started))
-        showing = true
+    private func redraw(_ progress: inout Progress) {
+        guard terminal, progress.total > 0, let started = progress.started else { return }
+        write("\r\u{1B}[K" + Self.line(done: progress.done, total: progress.total, elapsed: now() - started))
+        progress.showing = true
     }
 
     /// A whole line, below the progress line (which is redrawn after it).
-    private func emit(_ text: String) {
-        write((showing ? "\r\u{1B}[K" : "") + text + "\n")
-        showing = false
+    private func emit(_ text: String, _ progress: inout Progress) {
+        write((progress.showing ? "\r\u{1B}[K" : "") + text + "\n")
+        progress.showing = false
     }
 }

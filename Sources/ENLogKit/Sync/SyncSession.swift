@@ -48,7 +48,7 @@ public struct SyncSession: Sendable {
         var http = HTTPConfiguration(caFile: config.string(.caFile))
         // Nothing queued: no NoteStore call will be made, so no lookup to wait for either.
         if let endpoint, !proxied, !dryRun, waiting > 0 {
-            let decision = NoteStoreAddressing.decide(
+            let decision = try await NoteStoreAddressing.decide(
                 endpoint: endpoint, remembered: remembered,
                 timeout: max(.milliseconds(100), config.duration(.dnsTimeout)))
             http.resolve = decision.resolve
@@ -67,7 +67,7 @@ public struct SyncSession: Sendable {
     /// The sync after `log`: a few notes within a bounded time, and no error ever surfaces — the
     /// logged note is already stored, and the next `enlog sync` does the rest. nil when nothing ran.
     public func runOpportunistically(maxNotes: Int = 20, budget: Duration = .seconds(10)) async -> SyncSummary? {
-        let outcome = try? await LocationLogger.withDeadline(budget) { try await self.run(maxNotes: maxNotes) }
+        let outcome = try? await withDeadline(budget) { try await self.run(maxNotes: maxNotes) }
         guard case .synced(let summary)? = outcome else { return nil }
         return summary
     }

@@ -1,37 +1,45 @@
 import Foundation
+import Synchronization
 @testable import ENLogKit
 
 /// An Evernote account in memory, behind the `ThriftTransport` seam: every CALL is decoded with
 /// enlog's own codec and answered the way the service does (REPLY with the result, or the declared
 /// EDAMUserException), for fast tests that need no process. The SDK-based server in
 /// Tests/support remains the independent check.
-final class InProcessEvernote: ThriftTransport, @unchecked Sendable {
+final class InProcessEvernote: ThriftTransport, Sendable {
     struct ConnectionLost: Error {}
 
     let token: String
-    private let lock = NSLock()
-    private var notebooks = [EDAM.Notebook(name: "First Notebook")]
-    private var stored: [EDAM.Note] = []
-    private var usn: Int32 = 0
-    private var createsToDrop: Set<Int> = []
-    private var createCalls = 0
+    private let account: Mutex<Account>
 
     init(token: String) {
         self.token = token
-        notebooks[0].guid = UUID().uuidString.lowercased()
-        notebooks[0].defaultNotebook = true
+        var account = Account()
+        account.notebooks[0].guid = UUID().uuidString.lowercased()
+        account.notebooks[0].defaultNotebook = true
+        self.account = Mutex(account)
     }
 
-    var notes: [EDAM.Note] { lock.withLock { stored } }
+    var notes: [EDAM.Note] { account.withLock { $0.stored } }
 
     /// The `n`th createNote (1-based) stores its note, then loses the connection before replying.
-    func dropReply(toCreate n: Int) { lock.withLock { _ = createsToDrop.insert(n) } }
+    func dropReply(toCreate n: Int) { account.withLock { _ = $0.createsToDrop.insert(n) } }
 
     func roundTrip(_ request: [UInt8]) async throws -> [UInt8] {
-        try lock.withLock { try answer(request) }
+        let token = self.token
+        return try account.withLock { try $0.answer(request, token: token) }
     }
+}
 
-    private func answer(_ request: [UInt8]) throws -> [UInt8] {
+/// The account's contents; one call at a time changes them.
+private struct Account {
+    var notebooks = [EDAM.Notebook(name: "First Notebook")]
+    var stored: [EDAM.Note] = []
+    var usn: Int32 = 0
+    var createsToDrop: Set<Int> = []
+    var createCalls = 0
+
+    mutating func answer(_ request: [UInt8], token: String) throws -> [UInt8] {
         var reader = ThriftBinaryReader(request)
         let call = try reader.readMessageBegin()
         var arguments = Arguments()
@@ -74,7 +82,7 @@ final class InProcessEvernote: ThriftTransport, @unchecked Sendable {
             note.updateSequenceNum = usn
             note.notebookGuid = note.notebookGuid ?? notebooks[0].guid
             stored.append(note)
-            if createsToDrop.remove(createCalls) != nil { throw ConnectionLost() }
+            if createsToDrop.remove(createCalls) != nil { throw InProcessEvernote.ConnectionLost() }
             reply.writeField(0, note)
         case "findNotesMetadata":
             // The grammar the sync engine uses: `applicationData:KEY`, within a notebook.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -101,11 +102,10 @@ final class PythonServer {
     deinit { stop() }
 }
 
-private final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int?
-    func set(_ v: Int) { lock.lock(); value = v; lock.unlock() }
-    func get() -> Int? { lock.lock(); defer { lock.unlock() }; return value }
+private final class PortBox: Sendable {
+    private let value = Mutex<Int?>(nil)
+    func set(_ v: Int) { value.withLock { $0 = v } }
+    func get() -> Int? { value.withLock { $0 } }
 }
 
 /// GET a test server's JSON control endpoint with our own client.

@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+@testable import ENLogKit
 
 /// Where the repository's fixtures live, found from this file so tests run from any directory.
 enum Fixtures {
@@ -107,10 +109,54 @@ enum Subprocess {
 }
 
 /// A clock tests move forward (past a retry time, a rate-limit hold, a cache TTL).
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}
+
+/// A name resolver that hangs the way `getaddrinfo` does behind a dead name server, until the test
+/// calls `release()` (tests do, in a defer, so that no thread outlives them). Each call is announced
+/// on `calls`, so a test can wait for the lookup to have started without sleeping.
+final class HangingResolver: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    let calls: AsyncStream<String>
+    private let announce: AsyncStream<String>.Continuation
+
+    init() {
+        (calls, announce) = AsyncStream.makeStream(of: String.self)
+    }
+
+    var resolver: NameLookup.Resolver {
+        { [gate, announce] name, _, _ in
+            announce.yield(name)
+            gate.wait()
+            gate.signal()   // let every other hanging call go too
+            return NameLookup.Answer(status: EAI_AGAIN, entries: [])
+        }
+    }
+
+    /// Returns once a lookup has started.
+    func firstCall() async -> String? {
+        var iterator = calls.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    func release() { gate.signal() }
+}
+
+extension NameLookup.Answer {
+    /// An answer listing `literals` (IP addresses) with `port`, as `getaddrinfo` would.
+    static func found(_ literals: [String], port: UInt16) -> NameLookup.Answer {
+        let entries = literals.map { literal -> NameLookup.Entry in
+            let address = try! ReachabilityAddress(host: literal, port: port)
+            let bytes = address.withSockaddr { pointer, length in
+                Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
+            }
+            return NameLookup.Entry(family: address.addressFamily, socketType: Int32(SOCK_STREAM.rawValue),
+                                    protocolNumber: Int32(IPPROTO_TCP), socketAddress: bytes)
+        }
+        return NameLookup.Answer(status: 0, entries: entries)
+    }
 }
