@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Linux only (Debian 12 is what CI runs): the sources call Glibc directly, so no other platform is claimed.
+
 let package = Package(
     name: "enlog",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "enlog", targets: ["enlog"]),
         .library(name: "ENLogKit", targets: ["ENLogKit"]),
@@ -18,8 +19,6 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),

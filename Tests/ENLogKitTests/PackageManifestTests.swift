@@ -1,0 +1,42 @@
+import Foundation
+import XCTest
+
+/// Package.swift claims only what is true: the sources call Glibc unconditionally (Linux only), they
+/// build in Swift 6 language mode, and every target is used.
+final class PackageManifestTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func manifest() throws -> String {
+        try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    }
+
+    func testManifestClaimsNoPlatformBesidesLinuxAndSwift6Mode() throws {
+        let text = try manifest()
+        XCTAssertFalse(text.contains("platforms:"), "the sources call Glibc unconditionally: claim no other platform")
+        XCTAssertFalse(text.contains("swiftLanguageModes"), "the package builds in Swift 6 language mode")
+    }
+
+    func testEverySystemLibraryTargetIsImportedAndEverySourceFolderIsATarget() throws {
+        let text = try manifest()
+        let systemLibraries = text.matches(of: /\.systemLibrary\(name: "(\w+)"/).map { String($0.output.1) }
+        XCTAssertFalse(systemLibraries.isEmpty)
+        let sources = Self.root.appendingPathComponent("Sources")
+        var imports = Set<String>()
+        let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        while let file = walker?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            let code = try String(contentsOf: file, encoding: .utf8)
+            for match in code.matches(of: /(?m)^\s*import\s+(\w+)/) { imports.insert(String(match.output.1)) }
+        }
+        let targets = Set(text.matches(of: /\.(?:systemLibrary|target|executableTarget)\(\s*name: "(\w+)"/).map { String($0.output.1) })
+        for library in systemLibraries {
+            // Imported by Swift code, or the dependency of a C target that wraps it.
+            XCTAssertTrue(imports.contains(library) || text.contains("dependencies: [\"\(library)\"]"),
+                          "system-library target \(library) is used by nothing")
+        }
+        for folder in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+            XCTAssertTrue(targets.contains(folder), "Sources/\(folder) is no target of Package.swift")
+        }
+    }
+}
