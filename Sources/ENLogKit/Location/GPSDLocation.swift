@@ -88,6 +88,9 @@ public struct GPSDLocation: LocationSource {
 
     /// The addresses of the gpsd host, found before `deadline`.
     private func resolve(before deadline: Date) async throws -> [NameLookup.Entry] {
+        // An address literal needs no lookup: getaddrinfo with AI_NUMERICHOST answers at once.
+        let literal = NameLookup.system(endpoint.host, endpoint.port, AI_NUMERICHOST)
+        if literal.status == 0, !literal.entries.isEmpty { return literal.entries }
         let budget = Duration.milliseconds(Int64((max(deadline.timeIntervalSinceNow, 0) * 1000).rounded(.up)))
         guard let answer = try await NameLookup.resolve(endpoint.host, port: endpoint.port, flags: 0,
                                                         within: budget, using: resolver) else {
