@@ -140,10 +140,26 @@ struct URLRuleTests {
         #expect(URLRule.problem(with: url) == nil)
     }
 
-    @Test(arguments: ["javascript:x", "JAVASCRIPT:x", "vbscript:x", "livescript:x", "data:text/html,x",
-                      "x-apple-data-detectors://0", "about:blank"])
-    func unsafe(_ url: String) {
-        #expect(URLRule.problem(with: url)?.code == .unsafeURL)
+    /// What Evernote's own clients write: inlined images (pasted, web clips) and same-note fragments.
+    @Test(arguments: [("data:image/png;base64,iVBORw0KGgo=", URLRule.Use.image), ("data:image/png;base64,iVBORw0KGgo=", .link),
+                      ("data:image/svg+xml,%3csvg xmlns='http://www.w3.org/2000/svg' width='16'%3e%3c/svg%3e", .image),
+                      ("DATA:IMAGE/GIF;base64,R0lGODlhAQABAAAAACw=", .image), ("#", .link), ("#section-2", .link)])
+    func acceptedAsEvernoteWritesThem(_ url: String, _ use: URLRule.Use) {
+        #expect(URLRule.problem(with: url, in: use) == nil)
+    }
+
+    @Test(arguments: [("javascript:x", URLRule.Use.link), ("JAVASCRIPT:x", .image), ("vbscript:x", .link), ("livescript:x", .link),
+                      ("data:text/html,x", .link), ("data:text/html;base64,PHNjcmlwdD4=", .image), ("data:,x", .image),
+                      ("data:application/javascript,alert(1)", .image), ("data:image/svg+xml,%3csvg%3e", .link),
+                      ("x-apple-data-detectors://0", .link), ("about:blank", .link)])
+    func unsafe(_ url: String, _ use: URLRule.Use) {
+        #expect(URLRule.problem(with: url, in: use)?.code == .unsafeURL)
+    }
+
+    /// A fragment is a link's privilege; an image has to come from somewhere.
+    @Test(arguments: [("#", URLRule.Use.image), ("#a b", .link), ("data:image/png;base64", .image), ("data:image/png;base64,\u{1}", .image)])
+    func malformedInItsUse(_ url: String, _ use: URLRule.Use) {
+        #expect(URLRule.problem(with: url, in: use)?.code == .malformedURL)
     }
 
     @Test(arguments: ["", "/path", "example.com", "1http://x", "http://", "http:///x", "https://e.com/a b",

@@ -15,7 +15,7 @@ enum ENMLRules {
                 // The DTD declares these through %focus; but the service forbids them.
                 report(.prohibitedAttribute, "attribute '\(name)' is not allowed in ENML (on <\(element)>)")
             case ("a", "href"), ("area", "href"), ("img", "src"):
-                if let problem = URLRule.problem(with: value) {
+                if let problem = URLRule.problem(with: value, in: element == "img" ? .image : .link) {
                     report(problem.code, "\(element) \(name) \(problem.message)")
                 }
             case ("en-media", "hash"):
@@ -46,22 +46,33 @@ enum ENMLRules {
     }
 }
 
-/// What a link or image URL in ENML may be: absolute, well-formed, and of no scripting scheme.
+/// What a link or image URL in ENML may be: absolute, well-formed, and of no scripting scheme;
+/// plus the two forms Evernote's own clients write and the service stores: an image inlined as a
+/// `data:image/…` URL (pasted images, web clips) and a link to a fragment of the note (`#`).
 enum URLRule {
     struct Problem {
         var code: ENMLDiagnostic.Code
         var message: String
     }
 
-    /// Schemes that execute code or smuggle content; Evernote's own ENMLWriter drops every scheme
-    /// containing "script" and Apple's data detectors.
-    static func isForbidden(scheme: String) -> Bool {
-        scheme.contains("script") || ["data", "x-apple-data-detectors", "about", "blob", "view-source"].contains(scheme)
+    /// Where a URL sits: a link is followed when clicked, an image source is only displayed.
+    enum Use {
+        case link, image
     }
 
-    static func problem(with url: String) -> Problem? {
+    /// Schemes that execute code or smuggle content; Evernote's own ENMLWriter drops every scheme
+    /// containing "script" and Apple's data detectors. `data:` is judged by its media type instead.
+    static func isForbidden(scheme: String) -> Bool {
+        scheme.contains("script") || ["x-apple-data-detectors", "about", "blob", "view-source"].contains(scheme)
+    }
+
+    static func problem(with url: String, in use: Use = .link) -> Problem? {
         let shown = url.count > 80 ? url.prefix(77) + "..." : Substring(url)
         guard !url.isEmpty else { return Problem(code: .malformedURL, message: "is empty") }
+        if use == .link, url.hasPrefix("#") {
+            // A same-note fragment: nothing to fetch, nothing to run. Evernote 10's web clips keep `href="#"`.
+            return characterProblem(url, shown: shown)
+        }
         guard let colon = url.firstIndex(of: ":") else {
             return Problem(code: .malformedURL, message: "'\(shown)' is not an absolute URL (no scheme)")
         }
@@ -73,14 +84,11 @@ enum URLRule {
         if isForbidden(scheme: scheme) {
             return Problem(code: .unsafeURL, message: "uses the forbidden scheme '\(scheme):'")
         }
-        // RFC 3986 allows no spaces, controls, quotes or angle brackets anywhere in a URL.
-        if let bad = url.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value == 0x7F || "\"<>\\^`{|}".unicodeScalars.contains($0) }) {
-            return Problem(code: .malformedURL, message: "'\(shown)' contains the character \(describe(bad)), which a URL cannot hold unescaped")
-        }
-        if !percentEscapesAreValid(url) {
-            return Problem(code: .malformedURL, message: "'\(shown)' has a malformed percent-escape")
-        }
         let rest = url[url.index(after: colon)...]
+        if scheme == "data" {
+            return dataURLProblem(rest, use: use, shown: shown)
+        }
+        if let problem = characterProblem(url, shown: shown) { return problem }
         if ["http", "https", "ftp"].contains(scheme) {
             guard rest.hasPrefix("//"), let host = rest.dropFirst(2).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first,
                   !host.isEmpty, !host.hasPrefix(":"), !host.hasPrefix("@") else {
@@ -88,6 +96,40 @@ enum URLRule {
             }
         } else if rest.isEmpty {
             return Problem(code: .malformedURL, message: "'\(shown)' has nothing after its scheme")
+        }
+        return nil
+    }
+
+    /// RFC 3986 allows no spaces, controls, quotes or angle brackets anywhere in a URL, and a `%`
+    /// only before two hex digits.
+    private static func characterProblem(_ url: String, shown: Substring) -> Problem? {
+        if let bad = url.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value == 0x7F || "\"<>\\^`{|}".unicodeScalars.contains($0) }) {
+            return Problem(code: .malformedURL, message: "'\(shown)' contains the character \(describe(bad)), which a URL cannot hold unescaped")
+        }
+        if !percentEscapesAreValid(url) {
+            return Problem(code: .malformedURL, message: "'\(shown)' has a malformed percent-escape")
+        }
+        return nil
+    }
+
+    /// `data:` carries an inlined image and nothing else: an HTML or script document in a data URL
+    /// runs in whatever opens it. In a link, not even SVG, which runs its scripts when opened as a
+    /// document (an `<img>` shows SVG without running them). Evernote writes SVG data URLs with
+    /// raw spaces and quotes, as browsers accept them, so only controls are refused in the payload.
+    private static func dataURLProblem(_ rest: Substring, use: Use, shown: Substring) -> Problem? {
+        guard let comma = rest.firstIndex(of: ",") else {
+            return Problem(code: .malformedURL, message: "'\(shown)' is a data URL without the ',' before its data")
+        }
+        let mediaType = rest[..<comma].split(separator: ";", omittingEmptySubsequences: false).first.map { $0.lowercased() } ?? ""
+        guard mediaType.hasPrefix("image/"), ENMLRules.isMIMEType(mediaType) else {
+            let named = mediaType.isEmpty ? "no media type" : "media type '\(mediaType.prefix(40))'"
+            return Problem(code: .unsafeURL, message: "is a data URL of \(named); only images may be inlined (data:image/…)")
+        }
+        if use == .link, mediaType == "image/svg+xml" {
+            return Problem(code: .unsafeURL, message: "links to an SVG data URL, which can run script when opened")
+        }
+        if let bad = rest.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return Problem(code: .malformedURL, message: "'\(shown)' contains the character \(describe(bad)), which a URL cannot hold unescaped")
         }
         return nil
     }
@@ -107,7 +149,7 @@ enum URLRule {
     }
 
     private static func describe(_ scalar: Unicode.Scalar) -> String {
-        scalar.value <= 0x20 || scalar.value == 0x7F
+        scalar.value <= 0x20 || (0x7F...0x9F).contains(scalar.value)
             ? "U+" + String(format04: scalar.value)
             : "'\(Character(scalar))'"
     }
