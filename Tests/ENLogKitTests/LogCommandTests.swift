@@ -350,6 +350,52 @@ struct NoteRendererTests {
         #expect(!title.contains("\n") && !title.contains("\u{2028}"))
     }
 
+    /// EDAM_NOTE_TITLE_REGEX as Limits.thrift spells it (read from ../shared when present).
+    static let titleRule: NSRegularExpression? = {
+        let idl = Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/evernote/idl/Limits.thrift")
+        guard let text = try? String(contentsOf: idl, encoding: .utf8),
+              let start = text.range(of: "EDAM_NOTE_TITLE_REGEX =")?.upperBound,
+              let open = text[start...].firstIndex(of: "\""),
+              let close = text[text.index(after: open)...].firstIndex(of: "\"") else { return nil }
+        let pattern = text[text.index(after: open)..<close].replacingOccurrences(of: "\\\\", with: "\\")
+        return try? NSRegularExpression(pattern: pattern)
+    }()
+
+    static func matchesTitleRule(_ title: String) -> Bool {
+        titleRule!.firstMatch(in: title, range: NSRange(title.startIndex..., in: title)) != nil
+    }
+
+    /// Format characters are part of words: ZWJ holds an emoji family together, ZWNJ spells
+    /// Persian, variation selectors choose emoji presentation, bidi marks order mixed scripts.
+    @Test(.enabled(if: titleRule != nil, "../shared/evernote/idl/Limits.thrift is absent"),
+          arguments: ["👨\u{200D}👩\u{200D}👧", "می\u{200C}خواهم", "❤\u{FE0F}", "\u{200F}שלום\u{200E} 1", "\u{200B}zero width", "a\u{2060}b"])
+    func titlesKeepJoinersAndVariationSelectors(_ address: String) throws {
+        let title = try NoteRenderer().render(fix: fix("2026-01-01T00:00:00Z"), place: Place(address: address)).title
+        #expect(title.hasSuffix("]: " + address), "\(title.unicodeScalars.map { String($0.value, radix: 16) })")
+        #expect(Self.matchesTitleRule(title), "\(title)")
+        #expect(Self.matchesTitleRule(address), "the rule itself accepts \(address)")
+    }
+
+    /// Whatever the template and the address hold, the title matches Evernote's own rule.
+    @Test(.enabled(if: titleRule != nil, "../shared/evernote/idl/Limits.thrift is absent"))
+    func everyTitleMatchesEvernotesRule() throws {
+        let pieces = ["a", "東京", " ", "\u{A0}", "\u{3000}", "\u{2028}", "\u{2029}", "\n", "\t", "\r", "\u{85}", "\u{1}",
+                      "\u{7F}", "\u{200D}", "\u{200C}", "\u{FE0F}", "👩\u{200D}💻", "e\u{301}", "\u{2003}", "…"]
+        var generator = SeededGenerator(state: 9)
+        for round in 0..<400 {
+            let count = round < 200 ? Int.random(in: 1...12, using: &generator) : Int.random(in: 60...200, using: &generator)
+            let text = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            do {
+                let title = try NoteRenderer.checkedTitle(text)
+                #expect(Self.matchesTitleRule(title), "\(text.unicodeScalars.map { String($0.value, radix: 16) }) → \(title.unicodeScalars.map { String($0.value, radix: 16) })")
+                #expect(title.utf16.count <= 255)
+            } catch {
+                #expect(text.unicodeScalars.allSatisfy { [.control, .spaceSeparator, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) },
+                        "refused a title with visible characters: \(text.debugDescription)")
+            }
+        }
+    }
+
     @Test func staticMapsAndGoogleLinksAreConfigurable() throws {
         let style = NoteStyle(map: .google, staticMapURL: "https://maps.example.com/static?center={lat},{lon}&key={key}",
                               staticMapKey: "k&y=1", setsPlaceName: true)
@@ -399,6 +445,59 @@ struct GeocodedLogTests {
         let request = try #require(requests.first)
         #expect((request["user_agent"] as? String ?? "\(request)").contains("diary@example.org"), "\(request)")
         #expect("\(request)".contains("accept-language") && "\(request)".contains("ja"), "\(request)")
+    }
+
+    /// A geocoder answering with one made-up place at 10,20: `fields` are the reply's JSON members.
+    func geocoder(answering fields: String, in directory: TemporaryDirectory) throws -> NominatimTestServer {
+        _ = try directory.file("nominatim/place.json", contents: #"{"lat":"10","lon":"20","osm_type":"node","#
+            + fields + "}")
+        return try NominatimTestServer(["--fixtures", directory.path("nominatim")])
+    }
+
+    /// Names carrying characters no note can hold (noncharacters, C0 and C1 controls, ESC) are
+    /// cleaned, and the joiners that belong to the words are kept.
+    @Test func geocoderTextIsCleanedOfWhatENMLCannotCarry() throws {
+        let scratch = try TemporaryDirectory()
+        let server = try geocoder(answering: #""name":"Caf\u00e9\ufffe \u0001Bar\u0085 \ud83d\udc68\u200d\ud83d\udc69\u200d\ud83d\udc67","#
+            + #""display_name":"\uffffx\u001b[31m, \ufdd0Tehran","address":{"city":"\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645\ufffe","state":"\u009bState\u000b"}"#,
+            in: scratch)
+        defer { server.stop() }
+        let home = try home(geocoder: server.baseURL)
+        let result = try home.run("log", "--at", "10,20")
+        #expect(result.status == 0, "\(result.standardError)")
+        let note = try #require(try home.notes().first)
+        #expect(note["addressPending"] as? Bool == false)
+        let title = try #require(note["title"] as? String)
+        #expect(title.hasSuffix("]: State, می\u{200C}خواهم, Café Bar 👨\u{200D}👩\u{200D}👧"), "\(title.unicodeScalars.map { String($0.value, radix: 16) })")
+        let content = try home.run("queue", "show", "1").standardOutput
+        #expect(ENMLValidator().validate(content).isValid, "\(content)")
+        #expect(content.contains("x [31m, Tehran"), "\(content)")
+        for text in [title, content] {
+            #expect(!text.unicodeScalars.contains { !ENMLCharacters.canCarry($0) }, "\(text.debugDescription)")
+        }
+    }
+
+    /// A template that puts the address in unescaped (`{{{address}}}`) renders valid notes until an
+    /// address holds markup: the data broke the note, not the template, so the fix is kept.
+    @Test func anAddressThatStillBreaksTheNoteLeavesItPendingInsteadOfLosingTheFix() throws {
+        let scratch = try TemporaryDirectory()
+        let server = try geocoder(answering: #""name":"Fish <& Chips","address":{"city":"London"}"#, in: scratch)
+        defer { server.stop() }
+        var home = try home(geocoder: server.baseURL)
+        _ = try home.directory.file("raw/title.mustache", contents: "{{% CONTENT_TYPE: TEXT}}At {{coordinates}}")
+        _ = try home.directory.file("raw/content.mustache", contents: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE en-note SYSTEM "http://xml.evernote.com/pub/enml2.dtd">
+            <en-note><p>{{{address}}}</p></en-note>
+            """)
+        home.extraEnvironment["ENLOG_NOTE_TEMPLATE"] = home.directory.path("raw")
+        let result = try home.run("log", "--at", "10,20")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("could not be put in the note"), "\(result.standardError)")
+        #expect(result.standardErrorLines.count == 1, "\(result.standardError)")
+        let note = try #require(try home.notes().first)
+        #expect(note["addressPending"] as? Bool == true)
+        #expect(ENMLValidator().validate(try home.run("queue", "show", "1").standardOutput).isValid)
     }
 
     @Test func anUnreachableGeocoderStillLogsTheNoteWithItsAddressPending() throws {

@@ -43,9 +43,25 @@ public struct LocationLogger: Sendable {
                 addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
             }
         }
-        var draft = try renderer.render(fix: fix, place: place)
+        var draft: NoteDraft
+        (draft, addressProblem) = try render(fix, place, addressProblem: addressProblem)
         draft.account = account
         let note = try await outbox.enqueue(fix: fix, note: draft)
         return Outcome(note: note, fix: fix, addressProblem: addressProblem)
+    }
+
+    /// The fix is the user's; the address is someone else's text. When the note renders without
+    /// the address, the address was at fault: keep the note, its address pending. When it does
+    /// not, the template is at fault, and that error is the one to report.
+    private func render(_ fix: Fix, _ place: Place?, addressProblem: String?) throws -> (NoteDraft, String?) {
+        guard let place else { return (try renderer.render(fix: fix, place: nil), addressProblem) }
+        let withAddress = Result { () throws(NoteError) -> NoteDraft in try renderer.render(fix: fix, place: place) }
+        switch withAddress {
+        case .success(let draft):
+            return (draft, addressProblem)
+        case .failure(let error):
+            let draft = try renderer.render(fix: fix, place: nil)
+            return (draft, "the geocoder's answer could not be put in the note: \(error.reason)")
+        }
     }
 }

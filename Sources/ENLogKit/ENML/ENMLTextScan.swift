@@ -23,7 +23,7 @@ struct ENMLTextScan {
                     line += 1
                     column = 1
                 } else {
-                    if (lead < 0x20 && lead != 0x09 && lead != 0x0D) || lead == 0x7F {
+                    if ENMLCharacters.isForbiddenControl(UInt32(lead)) {
                         report(line, column, scalar: UInt32(lead))
                     }
                     column += 1
@@ -39,7 +39,7 @@ struct ENMLTextScan {
                     message: "invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true)) at offset \(index); ENML must be UTF-8"))
                 return
             }
-            if (0x80...0x9F).contains(scalar) {
+            if ENMLCharacters.isForbiddenControl(scalar) {
                 report(line, column, scalar: scalar)
             }
             utf16Length += scalar > 0xFFFF ? 2 : 1

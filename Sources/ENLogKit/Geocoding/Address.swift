@@ -143,7 +143,10 @@ enum AddressText {
                 pendingSpace = !out.isEmpty
                 continue
             }
-            if category == .format && scalar.value != 0x200D { continue }   // keep ZWJ (emoji), drop bidi controls
+            // Bidi embeddings, overrides and isolates left open garble the text after them (and can
+            // disguise it); every other format character is part of the words: ZWJ holds emoji
+            // sequences together, ZWNJ spells Persian, LRM/RLM order mixed scripts.
+            if (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) { continue }
             if pendingSpace { out.append(" "); pendingSpace = false }
             out.append(scalar)
         }

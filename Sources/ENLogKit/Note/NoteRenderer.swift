@@ -75,6 +75,7 @@ public struct NoteRenderer: Sendable {
     }
 
     public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased()) throws(NoteError) -> NoteDraft {
+        let place = place.map { Place(address: ENMLCharacters.cleaned($0.address), displayName: $0.displayName.map(ENMLCharacters.cleaned)) }
         for tag in style.tags where !Self.isEdgeTrimmedName(tag, maxLength: Self.tagLength) || tag.contains(",") {
             throw .invalidTitle("tag '\(tag)' must be 1 to 100 characters, without commas or leading/trailing spaces")
         }
@@ -95,7 +96,14 @@ public struct NoteRenderer: Sendable {
     }
 
     /// The values a template can use; absent ones are left out so `{{#x}}` sections skip them.
+    /// Text from outside (the geocoder's answer, settings) arrives cleaned of what a note cannot carry.
     func context(fix: Fix, place: Place?) -> [String: Any] {
+        uncleanedContext(fix: fix, place: place).mapValues { value in
+            (value as? String).map(ENMLCharacters.cleaned) ?? value
+        }
+    }
+
+    private func uncleanedContext(fix: Fix, place: Place?) -> [String: Any] {
         let latitude = Self.coordinate(fix.latitude), longitude = Self.coordinate(fix.longitude)
         var context: [String: Any] = [
             "latitude": latitude,
@@ -145,31 +153,51 @@ public struct NoteRenderer: Sendable {
         }
     }
 
-    /// A title as EDAM_NOTE_TITLE_REGEX wants it: one line, no control characters, no space at
-    /// either end, at most 255 characters (an overlong address is cut, marked with an ellipsis).
+    /// A title as EDAM_NOTE_TITLE_REGEX wants it: one line (controls and line or paragraph
+    /// separators become spaces), no separator at either end, at most 255 characters (an overlong
+    /// address is cut, marked with an ellipsis). Format characters stay: ZWJ holds 👨‍👩‍👧 together,
+    /// ZWNJ spells Persian, variation selectors pick emoji; the rule forbids none of them.
     static func checkedTitle(_ rendered: String) throws(NoteError) -> String {
         let oneLine = String(String.UnicodeScalarView(rendered.unicodeScalars.map { scalar in
-            Self.isControlOrSeparator(scalar) ? " " : scalar
+            Self.breaksLine(scalar) ? " " : scalar
         }))
-        var title = oneLine.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        var title = Self.trimmingSeparators(oneLine.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "))
         if title.utf16.count > titleLength {
+            // Whole characters only: a cut never splits an emoji sequence or a letter from its marks.
             while title.utf16.count > titleLength - 1 { title.removeLast() }
-            title = title.trimmingCharacters(in: .whitespaces) + "…"
+            title = Self.trimmingSeparators(title) + "…"
         }
         guard !title.isEmpty else { throw .invalidTitle("it is empty") }
         return title
     }
 
+    /// EDAM_TAG_NAME_REGEX and EDAM_NOTEBOOK_NAME_REGEX: the title's rule with a shorter length.
     static func isEdgeTrimmedName(_ name: String, maxLength: Int) -> Bool {
-        !name.isEmpty && name.utf16.count <= maxLength && name == name.trimmingCharacters(in: .whitespacesAndNewlines)
-            && !name.unicodeScalars.contains(where: isControlOrSeparator)
+        !name.isEmpty && name.utf16.count <= maxLength && name == trimmingSeparators(name)
+            && !name.unicodeScalars.contains(where: breaksLine)
     }
 
-    private static func isControlOrSeparator(_ scalar: Unicode.Scalar) -> Bool {
+    /// Cc, Zl and Zp: what the EDAM name and title rules forbid anywhere.
+    private static func breaksLine(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator, .format: return true
+        case .control, .lineSeparator, .paragraphSeparator: return true
         default: return false
         }
+    }
+
+    /// Drops what the EDAM rules forbid at either end: controls and every separator (Z), which
+    /// includes no-break and ideographic spaces.
+    static func trimmingSeparators(_ text: String) -> String {
+        func isEdgeForbidden(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.properties.generalCategory {
+            case .control, .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+            default: return false
+            }
+        }
+        var scalars = Substring(text).unicodeScalars
+        while let first = scalars.first, isEdgeForbidden(first) { scalars.removeFirst() }
+        while let last = scalars.last, isEdgeForbidden(last) { scalars.removeLast() }
+        return String(scalars)
     }
 
     static func coordinate(_ value: Double) -> String { String(format: "%.6f", value) }
