@@ -17,6 +17,9 @@ enum ExitStatus: Int32, CaseIterable {
     case cannotWrite = 73
     /// The outbox file is corrupt or not a database.
     case corrupt = 74
+    /// The outbox path names another program's SQLite database (EX_OSFILE: a file that is not
+    /// what it must be); enlog refuses to add its tables to it.
+    case foreignDatabase = 72
     /// Temporary: the outbox is locked by another process beyond the busy timeout, or the network
     /// is unreachable (`reachability`). Try again.
     case temporary = 75
@@ -51,7 +54,9 @@ enum ExitStatus: Int32, CaseIterable {
             switch error {
             case .locked: return .temporary
             case .corrupt, .newerSchema, .storedFixInvalid: return .corrupt
-            case .readOnly, .cannotOpen, .diskFull, .database, .notInitialized: return .cannotWrite
+            case .readOnly, .cannotOpen, .diskFull, .database: return .cannotWrite
+            case .missing, .notInitialized: return .noInput
+            case .foreign: return .foreignDatabase
             case .noteNotFound, .duplicateNote, .invalidTransition: return .usage
             }
         case is ConfigError:

@@ -17,7 +17,8 @@ struct GlobalOptions: ParsableArguments {
         return try Config(path: config, flags: values)
     }
 
-    func openOutbox(_ config: Config) throws -> OutboxStore {
-        try OutboxStore(path: config.string(.database)!)
+    /// Reading and changing commands never create an outbox: a mistyped --db says so instead.
+    func openOutbox(_ config: Config, for access: OutboxStore.Access = .create) throws -> OutboxStore {
+        try OutboxStore(path: config.string(.database)!, access: access)
     }
 }

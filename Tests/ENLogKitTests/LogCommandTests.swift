@@ -20,6 +20,10 @@ struct EnlogHome {
     }
 
     func run(_ arguments: String..., standardInput: Data? = nil) throws -> ProcessResult {
+        try run(arguments, standardInput: standardInput)
+    }
+
+    func run(_ arguments: [String], standardInput: Data? = nil) throws -> ProcessResult {
         try Subprocess.run(Subprocess.enlog, arguments, standardInput: standardInput, environment: environment)
     }
 
@@ -163,6 +167,14 @@ struct LogCommandTests {
         #expect(result.status == ExitStatusCode.cannotWrite.rawValue, "\(result.standardError)")
         #expect(result.standardErrorLines.count == 1)
         #expect(result.standardError.contains("cannot be written"))
+        // Reading needs no write access: not to the file, not to its folder (no -shm can be made).
+        for (command, expected) in [(["queue", "list"], "LocationHistory"), (["queue", "show", "1"], "<en-note>"),
+                                    (["history"], "1.000000"), (["queue", "list", "--json"], "LocationHistory")] {
+            let read = try Subprocess.run(Subprocess.which("setpriv")!, Array(arguments.prefix(4)) + command,
+                                          environment: home.environment)
+            #expect(read.status == 0, "\(command): \(read.standardError)")
+            #expect(read.standardOutput.contains(expected), "\(command): \(read.standardOutput)")
+        }
         chmod(data.path, 0o755)
         #expect(try home.counts().notes == 1)
     }
@@ -417,7 +429,7 @@ struct NoteRendererTests {
 /// executable's own table on purpose: a change there must show up here).
 enum ExitStatusCode: Int32 {
     case success = 0, invalidNote = 1, usage = 2, badLocation = 65, noInput = 66, noFix = 69
-    case cannotWrite = 73, corrupt = 74, temporary = 75, config = 78
+    case foreignDatabase = 72, cannotWrite = 73, corrupt = 74, temporary = 75, config = 78
 }
 
 @Suite("enlog log with reverse geocoding")

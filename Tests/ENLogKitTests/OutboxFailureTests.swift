@@ -66,7 +66,7 @@ final class OutboxFailureTests: XCTestCase {
         let writer = try OutboxStore(path: path)
         try await writer.enqueue(fix: try fix(), note: NoteDraft(title: "t", content: "<en-note/>"))
 
-        let reader = try OutboxStore(path: path, readOnly: true)
+        let reader = try OutboxStore(path: path, access: .read)
         let pending = try await reader.notes(state: .pending)
         XCTAssertEqual(pending.count, 1, "reading works")
         do {
@@ -81,10 +81,18 @@ final class OutboxFailureTests: XCTestCase {
 
     func testReadOnlyOpenOfMissingOrBlankOutbox() throws {
         let missing = directory.path("missing.sqlite")
-        XCTAssertThrowsError(try OutboxStore(path: missing, readOnly: true)) { error in
-            guard case .cannotOpen? = error as? OutboxError else { return XCTFail("\(error)") }
+        for access in [OutboxStore.Access.read, .change] {
+            XCTAssertThrowsError(try OutboxStore(path: missing, access: access)) { error in
+                XCTAssertEqual(error as? OutboxError, .missing(path: missing))
+            }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "read-only open creates nothing")
+        let blank = directory.path("blank.sqlite")
+        FileManager.default.createFile(atPath: blank, contents: nil)
+        XCTAssertThrowsError(try OutboxStore(path: blank, access: .read)) { error in
+            XCTAssertEqual(error as? OutboxError, .notInitialized(path: blank))
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.url.path), ["blank.sqlite"])
     }
 
     /// A real read-only file system: a read-only bind mount of the outbox's directory. Needs
@@ -199,7 +207,8 @@ final class OutboxFailureTests: XCTestCase {
             .locked(path: "/p", waited: 5), .corrupt(path: "/p", detail: "file is not a database"),
             .readOnly(path: "/p", detail: "attempt to write a readonly database"),
             .cannotOpen(path: "/p", detail: "unable to open database file"), .diskFull(path: "/p"),
-            .newerSchema(path: "/p"), .notInitialized(path: "/p"),
+            .newerSchema(path: "/p"), .notInitialized(path: "/p"), .missing(path: "/p"),
+            .foreign(path: "/p", detail: "it holds tables enlog never creates (customers)"),
         ]
         for error in errors {
             XCTAssertFalse(error.reason.contains("\n"), error.reason)

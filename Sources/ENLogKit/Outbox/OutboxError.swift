@@ -12,6 +12,10 @@ public enum OutboxError: ENLogError, Equatable {
     case newerSchema(path: String)
     /// Opened read-only before any enlog command created its tables.
     case notInitialized(path: String)
+    /// A command that only reads or changes notes was pointed at a path where no file is.
+    case missing(path: String)
+    /// The file is another program's SQLite database; enlog will not add its tables to it.
+    case foreign(path: String, detail: String)
     case noteNotFound(id: Int64)
     case duplicateNote(uid: String)
     case invalidTransition(id: Int64, state: OutboxNote.State, action: OutboxNote.Action)
@@ -34,6 +38,10 @@ public enum OutboxError: ENLogError, Equatable {
             return "outbox \(path) was written by a newer version of enlog"
         case let .notInitialized(path):
             return "outbox \(path) has not been set up yet"
+        case let .missing(path):
+            return "no outbox at \(path)"
+        case let .foreign(path, detail):
+            return "\(path) is not an enlog outbox: \(detail)"
         case let .noteNotFound(id):
             return "no note \(id) in the outbox"
         case let .duplicateNote(uid):
@@ -63,6 +71,10 @@ public enum OutboxError: ENLogError, Equatable {
             return "use the newer enlog, or point this one to another outbox"
         case .notInitialized:
             return "run enlog log once to create the outbox"
+        case .missing:
+            return "check the path given by --db or ENLOG_DB; enlog log creates an outbox"
+        case .foreign:
+            return "point --db or ENLOG_DB to an enlog outbox, or to a path where none exists yet; the file was left untouched"
         case .noteNotFound:
             return "list the outbox to see the note ids"
         case .duplicateNote:

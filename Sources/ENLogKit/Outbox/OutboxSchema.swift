@@ -1,10 +1,32 @@
 import GRDB
 
 enum OutboxSchema {
+    /// The migration every outbox has applied, whatever enlog created it.
+    static let firstMigration = "v1"
+
+    /// Every table some step of the migrations has created (a later step may drop one that an
+    /// older outbox still holds): what an outbox may contain, found by migrating an in-memory
+    /// database one step at a time rather than by a list that could fall out of date.
+    static let everyTableName: Set<String> = {
+        var names: Set<String> = []
+        do {
+            let scratch = try DatabaseQueue()
+            for identifier in migrator.migrations {
+                try migrator.migrate(scratch, upTo: identifier)
+                names.formUnion(try scratch.read { db in
+                    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                })
+            }
+        } catch {
+            preconditionFailure("enlog's own migrations fail on an empty in-memory database: \(error)")
+        }
+        return names
+    }()
+
     /// Migrations are append-only: a released one is never edited, a change is a new "vN".
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        migrator.registerMigration(firstMigration) { db in
             try db.create(table: "fix") { t in
                 t.autoIncrementedPrimaryKey("id")
                 t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }

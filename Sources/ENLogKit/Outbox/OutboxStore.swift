@@ -13,16 +13,33 @@ public struct OutboxStore: Sendable {
 
     public static let defaultBusyTimeout: TimeInterval = 5
 
-    /// Opens (creating when needed) the outbox at `path` and brings its schema up to date.
+    /// How a command uses the outbox, which decides what opening it may do to the disk.
+    public enum Access: Sendable {
+        /// Reading commands (`queue list`, `history`): never write, never create; an outbox the
+        /// user cannot write (a read-only file, folder or file system) still opens.
+        case read
+        /// Changing notes already there (`queue retry`, `drop`): the outbox must exist.
+        case change
+        /// Adding notes (`log`, `sync`): creates the outbox and its folders when missing.
+        case create
+    }
+
+    /// Opens the outbox at `path` and, unless reading, brings its schema up to date.
     ///
-    /// - Parameter readOnly: open without ever writing: for listing; fails with
-    ///   `notInitialized` when no enlog has created the outbox yet.
+    /// Refuses a file that is not an outbox (`OutboxError.foreign`) before writing to it, and,
+    /// unless `access` is `.create`, a path where no outbox is (`.missing`).
     public init(path: String, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout,
-                readOnly: Bool = false) throws(OutboxError) {
+                access mode: Access = .create) throws(OutboxError) {
         self.path = path
         self.busyTimeout = busyTimeout
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if !readOnly {
+        let readOnly = mode == .read
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue { throw .cannotOpen(path: path, detail: "it is a directory") }
+        if mode != .create {
+            guard exists else { throw .missing(path: path) }
+        } else {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
@@ -32,7 +49,25 @@ public struct OutboxStore: Sendable {
                     : .cannotOpen(path: path, detail: "cannot create directory \(directory): \(detail)")
             }
         }
+        if !readOnly { try Self.refuseForeignFile(path: path, busyTimeout: busyTimeout) }
+        pool = try Self.openPool(path: path, busyTimeout: busyTimeout, readOnly: readOnly)
+        try prepareSchema(readOnly: readOnly)
+    }
 
+    /// Opening for writing switches the file to WAL, which rewrites its header: a file that is
+    /// there already is looked at through a read-only connection first.
+    private static func refuseForeignFile(path: String, busyTimeout: TimeInterval) throws(OutboxError) {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return }
+        do {
+            let identity = try DatabaseQueue(path: path, configuration: configuration(busyTimeout: busyTimeout, readOnly: true))
+                .read(OutboxIdentity.of)
+            if case let .foreign(detail) = identity { throw OutboxError.foreign(path: path, detail: detail) }
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private static func configuration(busyTimeout: TimeInterval, readOnly: Bool) -> Configuration {
         var configuration = Configuration()
         configuration.readonly = readOnly
         configuration.busyMode = .timeout(busyTimeout)
@@ -43,30 +78,74 @@ public struct OutboxStore: Sendable {
             // per commit so that a power cut cannot lose a note `log` reported as saved.
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        return configuration
+    }
+
+    private static func openPool(path: String, busyTimeout: TimeInterval, readOnly: Bool) throws(OutboxError) -> DatabasePool {
+        let configuration = configuration(busyTimeout: busyTimeout, readOnly: readOnly)
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // A WAL database is read through its -shm index; opening does not touch it, the first read does.
+            if readOnly { try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } }
+            return pool
         } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            let mapped = OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            guard readOnly, let reader = Self.immutableReader(path: path, configuration: configuration, after: error) else { throw mapped }
+            return reader
         }
-        try prepareSchema(readOnly: readOnly)
+    }
+
+    /// A WAL database can be read only through its -wal and -shm files, which a reader who cannot
+    /// write the folder cannot create (SQLite answers "readonly" or "unable to open"). When there
+    /// is no -wal file, every committed note is in the main file, and no one who lacks write access
+    /// to the folder can add one: SQLite's `immutable` mode then reads the file as it is, without
+    /// the index and without locks. (Root, or the folder's owner after a chmod, could still write
+    /// meanwhile; a listing read across that write may be stale, never the outbox damaged.)
+    private static func immutableReader(path: String, configuration: Configuration, after error: any Error) -> DatabasePool? {
+        guard let code = (error as? DatabaseError)?.resultCode, [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(code),
+              !FileManager.default.fileExists(atPath: path + "-wal") else { return nil }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return nil }
+        // A URI filename (Debian's SQLite accepts them everywhere): `?`, `#` and `%` must be escaped in its path.
+        let absolute = URL(fileURLWithPath: path).path
+        guard let escaped = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) else { return nil }
+        let uri = "file:" + escaped + "?immutable=1"
+        do {
+            let pool = try DatabasePool(path: uri, configuration: configuration)
+            try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return pool
+        } catch {
+            return nil
+        }
     }
 
     private func prepareSchema(readOnly: Bool) throws(OutboxError) {
         let migrator = OutboxSchema.migrator
         do {
-            let (complete, superseded) = try pool.read { db in
-                (try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
+            let (identity, complete, superseded) = try pool.read { db in
+                let identity = try OutboxIdentity.of(db)
+                guard case .outbox = identity else { return (identity, false, false) }
+                return (identity, try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
             }
+            if case let .foreign(detail) = identity { throw OutboxError.foreign(path: path, detail: detail) }
             if superseded { throw OutboxError.newerSchema(path: path) }
-            if complete { return }
-            if readOnly { throw OutboxError.notInitialized(path: path) }
+            if complete && identity == .outbox(stamped: true) { return }
+            if readOnly {
+                // An outbox from an earlier enlog, not yet stamped, reads as it is.
+                if complete { return }
+                throw OutboxError.notInitialized(path: path)
+            }
             // Processes opening a new outbox together would each see migrations missing and race
             // through them; a kernel lock beside the file lets one migrate while the others wait.
             // The kernel releases it if its holder dies, so it cannot go stale.
             let lock = try MigrationLock(databasePath: path, timeout: busyTimeout)
             defer { lock.release() }
-            if try pool.read({ try migrator.hasCompletedMigrations($0) }) { return }
+            // Checked again under the lock: another process may have set the file up meanwhile.
+            let recheck = try pool.read { db in (try OutboxIdentity.of(db), try migrator.hasCompletedMigrations(db)) }
+            if case let .foreign(detail) = recheck.0 { throw OutboxError.foreign(path: path, detail: detail) }
+            if recheck == (.outbox(stamped: true), true) { return }
             try migrator.migrate(pool)
+            try pool.write { db in try OutboxIdentity.stamp(db) }
         } catch {
             throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
         }

@@ -16,7 +16,7 @@ struct Queue: AsyncParsableCommand {
         var state: OutboxNote.State?
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig())
+            let outbox = try global.openOutbox(try global.loadConfig(), for: .read)
             let notes = if let state { try await outbox.notes(state: state) } else { try await outbox.allNotes() }
             if json {
                 Terminal.standardOutput(try OutboxJSON.encode(notes))
@@ -34,7 +34,7 @@ struct Queue: AsyncParsableCommand {
         @Argument(help: "Note id (from `enlog queue list`).") var id: Int64
 
         func run() async throws {
-            let note = try await global.openOutbox(try global.loadConfig()).note(id: id)
+            let note = try await global.openOutbox(try global.loadConfig(), for: .read).note(id: id)
             Terminal.standardOutput(note.content)
         }
     }
@@ -45,7 +45,7 @@ struct Queue: AsyncParsableCommand {
         @Argument(help: "Note id.") var id: Int64
 
         func run() async throws {
-            let note = try await global.openOutbox(try global.loadConfig()).retry(id)
+            let note = try await global.openOutbox(try global.loadConfig(), for: .change).retry(id)
             Terminal.standardOutput("note \(id) is \(note.state.rawValue) again")
         }
     }
@@ -57,7 +57,7 @@ struct Queue: AsyncParsableCommand {
         @Flag(name: .shortAndLong, help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig())
+            let outbox = try global.openOutbox(try global.loadConfig(), for: .change)
             let note = try await outbox.note(id: id)
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
@@ -91,7 +91,7 @@ struct History: AsyncParsableCommand {
             }
             return date
         }
-        let fixes = try await global.openOutbox(try global.loadConfig()).history(since: start)
+        let fixes = try await global.openOutbox(try global.loadConfig(), for: .read).history(since: start)
         if json {
             Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {
