@@ -122,4 +122,62 @@ struct ValidateCommandTests {
         // ru_maxrss (KiB) of the largest child so far: every enlog run in this process stays below it.
         #expect(after.ru_maxrss < 400 * 1024, "peak RSS \(after.ru_maxrss / 1024) MiB for a 5 MB note")
     }
+
+    /// Zero bytes are a document without a root element, not "out of memory creating the XML parser".
+    @Test(arguments: ["empty", "/dev/null"])
+    func anEmptyInputIsReportedAsEmpty(_ name: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = name.hasPrefix("/") ? name : try directory.file("\(name).enml", contents: "").path
+        let result = try Subprocess.run(Subprocess.enlog, ["validate", path])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError == "\(path):1:0: error: the document is empty; a note is an XML document whose root element is <en-note> [xml-syntax]\n")
+        let stdin = try Subprocess.enlog("validate", "-", standardInput: Data())
+        #expect(stdin.status == 1)
+        #expect(stdin.standardError.hasPrefix("<stdin>:1:0: error: the document is empty"))
+    }
+
+    /// Creates a file whose name is raw bytes (FileManager cannot spell a name that is not UTF-8).
+    func createFile(in directory: TemporaryDirectory, named name: [UInt8], contents: String) throws {
+        let path = Array(directory.url.path.utf8) + [UInt8(ascii: "/")] + name + [0]
+        let descriptor = path.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        try #require(descriptor >= 0, "cannot create the file: \(String(cString: strerror(errno)))")
+        defer { close(descriptor) }
+        _ = contents.utf8CString.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// A Latin-1 name from an old archive is still a file: found, read, reported by an escaped name.
+    @Test func aFileWhoseNameIsNotUTF8IsValidated() throws {
+        let directory = try TemporaryDirectory()
+        try createFile(in: directory, named: Array("caf".utf8) + [0xE9] + Array(".enml".utf8), contents: "<en-note/>")
+        try createFile(in: directory, named: Array("ok-".utf8) + [0xFF, 0xFE] + Array(".enml".utf8),
+                       contents: String(decoding: try Data(contentsOf: valid[0]), as: UTF8.self))
+        let result = try Subprocess.run(Subprocess.enlog, ["validate", directory.url.path])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardErrorLines == ["\(directory.url.path)/caf\\xE9.enml:1:0: error: missing DOCTYPE; ENML must declare <!DOCTYPE en-note SYSTEM \"http://xml.evernote.com/pub/enml2.dtd\"> [missing-doctype]"])
+        let json = try Subprocess.run(Subprocess.enlog, ["validate", "--json", "--quiet", directory.url.path])
+        let files = (try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as! [String: Any])["files"] as! [[String: Any]]
+        #expect(files.map { $0["path"] as! String } == ["\(directory.url.path)/caf\\xE9.enml", "\(directory.url.path)/ok-\\xFF\\xFE.enml"])
+        #expect(files.map { $0["valid"] as! Bool } == [false, true])
+    }
+
+    /// An ESC in a name must not reach the terminal, nor a newline forge a second line of output.
+    @Test func controlCharactersInNamesArePrintedEscaped() throws {
+        let directory = try TemporaryDirectory()
+        let name = "red\u{1B}[31m\nforged:1:1: error: x\u{9B}.enml"
+        let note = try directory.file(name, contents: "<en-note/>")
+        for arguments in [[note.path], [directory.url.path], [note.path + ".missing"]] {
+            let result = try Subprocess.run(Subprocess.enlog, ["validate"] + arguments)
+            #expect(result.standardErrorLines.count == 1, "\(result.standardError)")
+            #expect(!result.standardError.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B }, "\(result.standardError)")
+            #expect(result.standardError.contains("red\\x1B[31m\\x0Aforged:1:1: error: x\\x9B.enml"), "\(result.standardError)")
+        }
+    }
+
+    /// Standard input can be read once; naming it twice is refused rather than reported twice.
+    @Test func standardInputCanBeNamedOnlyOnce() throws {
+        let result = try Subprocess.enlog("validate", "-", "-", standardInput: try Data(contentsOf: valid[0]))
+        #expect(result.status == 2)
+        // The first line; how many lines a usage error takes is argument-parser's (issue 9, item 10).
+        #expect(result.standardErrorLines.first?.contains("'-' (standard input) can be named only once") == true, "\(result.standardError)")
+    }
 }

@@ -3,12 +3,26 @@ import Foundation
 /// A document to validate: a file, or standard input (`-` on the command line).
 public enum ENMLSource: Sendable, Equatable {
     case file(String)
+    /// A file found in a directory whose name is not UTF-8 (a Latin-1 name from an old archive):
+    /// kept as the bytes the file system gave, so it can still be opened.
+    case undecodableFile([UInt8])
     case standardInput
 
+    /// The path as a terminal can show it: control characters and bytes that are not UTF-8 are
+    /// written as `\xNN`, so a name cannot move the cursor, clear the screen or forge a line.
     public var displayName: String {
         switch self {
-        case .file(let path): return path
+        case .file(let path): return TerminalText.escaped(path)
+        case .undecodableFile(let bytes): return TerminalText.escaped(bytes)
         case .standardInput: return "<stdin>"
+        }
+    }
+
+    /// The path for a JSON consumer, whose strings carry any Unicode text unharmed.
+    public var jsonName: String {
+        switch self {
+        case .file(let path): return path
+        case .undecodableFile, .standardInput: return displayName
         }
     }
 }
@@ -18,7 +32,7 @@ public struct ENMLInputError: Error, Sendable, Equatable, CustomStringConvertibl
     public var path: String
     public var reason: String
 
-    public var description: String { "\(path): error: \(reason)" }
+    public var description: String { "\(TerminalText.escaped(path)): error: \(reason)" }
 }
 
 /// The outcome for one source: its report, or the reason it could not be read.
@@ -26,6 +40,7 @@ public struct ENMLFileResult: Sendable, Equatable {
     public var source: ENMLSource
     public var outcome: Result<ENMLReport, ENMLInputError>
 
+    /// The path as printed on a terminal (escaped).
     public var path: String { source.displayName }
     public var isValid: Bool { (try? outcome.get())?.isValid ?? false }
 }
@@ -45,27 +60,45 @@ public struct ENMLBatchValidator: Sendable {
     public static func sources(for paths: [String]) -> [Result<ENMLSource, ENMLInputError>] {
         paths.flatMap { path -> [Result<ENMLSource, ENMLInputError>] in
             if path == "-" { return [.success(.standardInput)] }
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                return [.failure(ENMLInputError(path: path, reason: "No such file or directory"))]
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                return [.failure(ENMLInputError(path: path, reason: String(cString: strerror(errno))))]
             }
-            guard isDirectory.boolValue else { return [.success(.file(path))] }
-            let files = notes(under: path)
+            guard (status.st_mode & S_IFMT) == S_IFDIR else { return [.success(.file(path))] }
+            let files = notes(under: Array(path.utf8))
             if files.isEmpty {
                 return [.failure(ENMLInputError(path: path, reason: "directory holds no *.\(fileExtension) files"))]
             }
-            return files.map { .success(.file($0)) }
+            return files.map { bytes in
+                .success(String(validating: bytes, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(bytes))
+            }
         }
     }
 
-    private static func notes(under directory: String) -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
-        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        var found: [String] = []
-        while let relative = walker.nextObject() as? String {
-            if relative.hasSuffix("." + fileExtension) { found.append(prefix + relative) }
+    /// Every `*.enml` file below `directory`, sorted, as the file system spells the names: a walk
+    /// over bytes, since a name that is not UTF-8 has no String that opens it again.
+    /// Symbolic links to directories are not followed (no cycles); links to files are kept.
+    private static func notes(under directory: [UInt8]) -> [[UInt8]] {
+        let suffix = Array(".\(fileExtension)".utf8)
+        var found: [[UInt8]] = []
+        var pending = [directory.last == UInt8(ascii: "/") ? directory : directory + [UInt8(ascii: "/")]]
+        while let folder = pending.popLast() {
+            guard let stream = (folder + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else { continue }
+            defer { closedir(stream) }
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+                if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+                let path = folder + name
+                var status = stat()
+                guard (path + [0]).withUnsafeBufferPointer({ lstat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &status) }) == 0 else { continue }
+                if (status.st_mode & S_IFMT) == S_IFDIR {
+                    pending.append(path + [UInt8(ascii: "/")])
+                } else if name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) {
+                    found.append(path)
+                }
+            }
         }
-        return found.sorted()
+        return found.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     /// Validates what command-line paths name, in their order; paths naming nothing keep their error.
@@ -96,13 +129,21 @@ public struct ENMLBatchValidator: Sendable {
             case .standardInput:
                 outcome = .success(validator.validate(stdinData))
             case .file(let path):
-                outcome = Result { try FileBytes.read(path) }
-                    .mapError { ENMLInputError(path: path, reason: ($0 as? FileBytes.ReadError)?.reason ?? "\($0)") }
-                    .map { bytes in bytes.withUnsafeBufferPointer { validator.validate(bytes: $0) } }
+                outcome = Self.validateFile(at: Array(path.utf8), shownAs: path, with: validator)
+            case .undecodableFile(let bytes):
+                outcome = Self.validateFile(at: bytes, shownAs: source.displayName, with: validator)
             }
             slots.buffer[index] = ENMLFileResult(source: source, outcome: outcome)
         }
         return results.map { $0! }
+    }
+}
+
+extension ENMLBatchValidator {
+    fileprivate static func validateFile(at path: [UInt8], shownAs name: String, with validator: ENMLValidator) -> Result<ENMLReport, ENMLInputError> {
+        Result { try FileBytes.read(pathBytes: path) }
+            .mapError { ENMLInputError(path: name, reason: ($0 as? FileBytes.ReadError)?.reason ?? "\($0)") }
+            .map { bytes in bytes.withUnsafeBufferPointer { validator.validate(bytes: $0) } }
     }
 }
 

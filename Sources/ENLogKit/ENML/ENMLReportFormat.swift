@@ -43,7 +43,7 @@ public enum ENMLReportFormat {
         var ioError: String?
 
         init(_ result: ENMLFileResult) {
-            path = result.path
+            path = result.source.jsonName
             valid = result.isValid
             let diagnostics = (try? result.outcome.get())?.diagnostics ?? []
             func entries(_ severity: ENMLDiagnostic.Severity) -> [Entry] {

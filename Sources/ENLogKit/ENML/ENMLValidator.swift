@@ -32,6 +32,12 @@ public struct ENMLValidator: Sendable {
     }
 
     public func validate(bytes: UnsafeBufferPointer<UInt8>) -> ENMLReport {
+        guard !bytes.isEmpty else {
+            // libxml2 cannot even create a parser for zero bytes (it says "out of memory").
+            return ENMLReport(diagnostics: [ENMLDiagnostic(
+                line: 1, column: 0, code: .xmlSyntax,
+                message: "the document is empty; a note is an XML document whose root element is <en-note>")])
+        }
         let scan = ENMLTextScan(bytes)
         guard scan.isUTF8 else { return ENMLReport(diagnostics: scan.diagnostics) }
         guard bytes.count <= Int(Int32.max), let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1) else {

@@ -8,7 +8,13 @@ enum FileBytes {
     }
 
     static func read(_ path: String) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        try read(pathBytes: Array(path.utf8))
+    }
+
+    /// A path as the file system spells it, which need not be UTF-8.
+    static func read(pathBytes path: [UInt8]) throws -> [UInt8] {
+        guard !path.contains(0) else { throw ReadError(reason: "the path holds a NUL byte") }
+        let descriptor = (path + [0]).withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw ReadError(reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var status = stat()

@@ -21,6 +21,10 @@ struct Validate: ParsableCommand {
 
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("name at least one file, directory or -") }
+        // Standard input can be read once: a second `-` would report the same document twice.
+        guard paths.filter({ $0 == "-" }).count <= 1 else {
+            throw ValidationError("'-' (standard input) can be named only once")
+        }
     }
 
     func run() throws {
