@@ -88,7 +88,7 @@ final class OutboxFailureTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "read-only open creates nothing")
         let blank = directory.path("blank.sqlite")
-        FileManager.default.createFile(atPath: blank, contents: nil)
+        _ = FileManager.default.createFile(atPath: blank, contents: nil)
         XCTAssertThrowsError(try OutboxStore(path: blank, access: .read)) { error in
             XCTAssertEqual(error as? OutboxError, .notInitialized(path: blank))
         }

@@ -77,7 +77,7 @@ struct OutboxIdentityTests {
     /// A file created empty by another tool (`touch`, `sqlite3 x.db ''`) holds nothing to protect.
     @Test func aBlankFileBecomesAnOutbox() async throws {
         let path = directory.path("blank.sqlite")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let store = try OutboxStore(path: path, access: .change)
         #expect(try await store.allNotes().isEmpty)
         #expect(try Self.applicationID(path) == OutboxIdentity.applicationID)
