@@ -74,17 +74,17 @@ final class NMEALogLocationTests: XCTestCase {
     }
 
     func testChecksumAndFieldParsing() {
-        XCTAssertNotNil(NMEALog.checkedFields("$GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99*30"))
-        XCTAssertNotNil(NMEALog.checkedFields("$GPGGA,101501.00,4808.9210,N,01134.6930,E,1,09,0.8,520.1,M,47.3,M,,*6a"),
+        XCTAssertNotNil(NMEASentence.checkedFields("$GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99*30"))
+        XCTAssertNotNil(NMEASentence.checkedFields("$GPGGA,101501.00,4808.9210,N,01134.6930,E,1,09,0.8,520.1,M,47.3,M,,*6a"),
                         "hex digits of either case")
-        XCTAssertNil(NMEALog.checkedFields("$GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99*31"))
-        XCTAssertNil(NMEALog.checkedFields("$GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99"))
-        XCTAssertNil(NMEALog.checkedFields("$GPGSA,A,1*3"))
-        XCTAssertEqual(NMEALog.angle("4807.038", hemisphere: "S", degreeDigits: 2)!, -48.1173, accuracy: 1e-9)
-        XCTAssertNil(NMEALog.angle("4861.000", hemisphere: "N", degreeDigits: 2), "61 minutes")
-        XCTAssertNil(NMEALog.angle("4807.038", hemisphere: "X", degreeDigits: 2))
-        XCTAssertEqual(NMEALog.timeOfDay("235959.50"), 86_399_500)
-        XCTAssertNil(NMEALog.timeOfDay("2460"))
-        XCTAssertEqual(NMEALog.date(ddmmyy: "090394")?.year, 1994)
+        XCTAssertNil(NMEASentence.checkedFields("$GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99*31"))
+        XCTAssertNil(NMEASentence.checkedFields("$GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99"))
+        XCTAssertNil(NMEASentence.checkedFields("$GPGSA,A,1*3"))
+        XCTAssertEqual((try? NMEAField.angle("4807.038", hemisphere: "S", degreeDigits: 2, name: "latitude"))!, -48.1173, accuracy: 1e-9)
+        XCTAssertNil((try? NMEAField.angle("4861.000", hemisphere: "N", degreeDigits: 2, name: "latitude")), "61 minutes")
+        XCTAssertNil((try? NMEAField.angle("4807.038", hemisphere: "X", degreeDigits: 2, name: "latitude")))
+        XCTAssertEqual((try? NMEAField.timeOfDay("235959.50")), 86_399_500)
+        XCTAssertNil((try? NMEAField.timeOfDay("2460")))
+        XCTAssertEqual(NMEAField.date(ddmmyy: "090394")?.year, 1994)
     }
 }

@@ -11,7 +11,15 @@ public enum LocationError: ENLogError, Equatable {
     case nmeaLogUnreadable(path: String, detail: String)
     case nmeaLogEmpty(path: String)
     case nmeaLogHasNoSentences(path: String)
+    /// Position sentences were read and none reported a fix.
     case nmeaLogHasNoValidFix(path: String, sentences: Int, badChecksums: Int)
+    /// Lines looked like sentences but none passed its checksum.
+    case nmeaLogHasNoCheckedSentence(path: String, badChecksums: Int, firstBadLine: Int)
+    /// Sentences were read, but none of a type that gives a position (GGA, RMC, GLL, GNS);
+    /// `kinds` names the most frequent ones with their counts.
+    case nmeaLogHasNoPositionSentences(path: String, sentences: Int, kinds: String)
+    /// No valid fix, and position sentences with impossible values were skipped (the first named).
+    case nmeaLogHasOnlyInvalidPositions(path: String, line: Int, problem: String, invalidSentences: Int)
     case nmeaLogHasNoDate(path: String)
 
     case invalidGPSDEndpoint(String)
@@ -42,6 +50,13 @@ public enum LocationError: ENLogError, Equatable {
         case let .nmeaLogHasNoValidFix(path, sentences, badChecksums):
             let checksums = badChecksums > 0 ? ", \(badChecksums) with bad or missing checksums" : ""
             return "NMEA log \(path) has no valid position fix (\(sentences) sentences\(checksums))"
+        case let .nmeaLogHasNoCheckedSentence(path, badChecksums, firstBadLine):
+            return "none of the \(badChecksums) sentences in NMEA log \(path) passed its checksum (the first at line \(firstBadLine))"
+        case let .nmeaLogHasNoPositionSentences(path, sentences, kinds):
+            return "NMEA log \(path) has \(sentences) sentences but none of a type that gives a position (\(kinds))"
+        case let .nmeaLogHasOnlyInvalidPositions(path, line, problem, invalidSentences):
+            let others = invalidSentences > 1 ? " and \(invalidSentences - 1) more" : ""
+            return "NMEA log \(path) has no valid position fix: line \(line) was skipped (\(problem))\(others)"
         case let .nmeaLogHasNoDate(path):
             return "NMEA log \(path) has positions but no RMC or ZDA sentence giving their date"
         case let .invalidGPSDEndpoint(text):
@@ -75,6 +90,12 @@ public enum LocationError: ENLogError, Equatable {
             return "point to a file of NMEA sentences such as $GPGGA,... and $GPRMC,..."
         case .nmeaLogHasNoValidFix:
             return "the receiver had no fix while logging; use a log recorded with a fix (GGA quality > 0 or RMC status A)"
+        case .nmeaLogHasNoCheckedSentence:
+            return "the log is damaged or not NMEA 0183 (each sentence must end in *XX, its checksum)"
+        case .nmeaLogHasNoPositionSentences:
+            return "log GGA, RMC, GLL or GNS sentences (of any talker: GP, GN, GL…) to get a position"
+        case .nmeaLogHasOnlyInvalidPositions:
+            return "the receiver wrote impossible values; check its output or use a log recorded with a fix"
         case .nmeaLogHasNoDate:
             return "log RMC sentences as well as GGA, so that each fix has a date"
         case .invalidGPSDEndpoint:
