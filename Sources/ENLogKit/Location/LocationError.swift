@@ -51,7 +51,7 @@ public enum LocationError: ENLogError, Equatable {
             let checksums = badChecksums > 0 ? ", \(badChecksums) with bad or missing checksums" : ""
             return "NMEA log \(path) has no valid position fix (\(sentences) sentences\(checksums))"
         case let .nmeaLogHasNoCheckedSentence(path, badChecksums, firstBadLine):
-            return "none of the \(badChecksums) sentences in NMEA log \(path) passed its checksum (the first at line \(firstBadLine))"
+            return "none of the \(badChecksums) sentences in NMEA log \(path) has a valid checksum (the first bad one is at line \(firstBadLine))"
         case let .nmeaLogHasNoPositionSentences(path, sentences, kinds):
             return "NMEA log \(path) has \(sentences) sentences but none of a type that gives a position (\(kinds))"
         case let .nmeaLogHasOnlyInvalidPositions(path, line, problem, invalidSentences):

@@ -63,7 +63,7 @@ public struct NMEAFixReader: Sendable {
             }
         case let .position(position):
             statistics.positionSentences += 1
-            if position.hasFix { statistics.positionSentencesWithFix += 1 }
+            if position.verdict == .fix { statistics.positionSentencesWithFix += 1 }
             completed = enterEpoch(at: position.timeOfDay, isPosition: true, line: line)
             current?.merge(position)
         case let .dilution(mode, hdop):
@@ -178,12 +178,15 @@ struct Epoch: Sendable {
     /// Later sentences of a cycle refine earlier ones, as in gpsd.
     mutating func merge(_ report: NMEAPositionReport) {
         hasPositionSentence = true
-        if report.hasFix {
+        switch report.verdict {
+        case .fix:
             saysFix = true
             latitude = report.latitude
             longitude = report.longitude
-        } else {
+        case .noFix:
             saysNoFix = true
+        case .unfounded:
+            break
         }
         if let altitude = report.altitude { self.altitude = altitude }
         if let hdop = report.hdop { self.hdop = hdop }

@@ -120,12 +120,20 @@ enum NMEAReport: Equatable, Sendable {
     }
 }
 
-/// A position sentence's content. `hasFix` is the sentence's own verdict on its cycle.
+/// A position sentence's content, with its own verdict on its cycle.
 struct NMEAPositionReport: Equatable, Sendable {
+    enum Verdict: Equatable, Sendable {
+        case fix
+        case noFix
+        /// Claims a fix it cannot have (GGA quality 1 from 0 satellites): neither a fix nor a
+        /// denial of the fix another sentence of the cycle reports, as in gpsd.
+        case unfounded
+    }
+
     var timeOfDay: Int?
     var latitude: Double?
     var longitude: Double?
-    var hasFix: Bool
+    var verdict: Verdict
     var altitude: Double?
     var hdop: Double?
     var speed: Double?
@@ -133,12 +141,11 @@ struct NMEAPositionReport: Equatable, Sendable {
     var date: DateComponents?
 
     /// GGA quality 1–6 is a fix (GPS, DGPS, PPS, RTK fixed and float, dead reckoning); 7 (manual
-    /// input) and 8 (simulator) are not measured positions. A fix from 0 satellites is not one.
+    /// input) and 8 (simulator) are not measured positions. A fix from 0 satellites is unfounded.
     static func gga(_ s: NMEASentence) throws(NMEAFieldError) -> Self {
         let quality = Int(s[6]) ?? 0
-        let noSatellites = Int(s[7]) == 0
         var report = try Self(time: s[1], latitude: s[2], s[3], longitude: s[4], s[5],
-                              hasFix: (1...6).contains(quality) && !noSatellites)
+                              hasFix: (1...6).contains(quality), satellites: s[7])
         report.hdop = NMEAField.positive(s[8])
         if s[10] == "M" { report.altitude = NMEAField.number(s[9]) }
         return report
@@ -165,14 +172,14 @@ struct NMEAPositionReport: Equatable, Sendable {
     static func gns(_ s: NMEASentence) throws(NMEAFieldError) -> Self {
         let solving = s[6].contains { "ADPRFE".contains($0) }
         var report = try Self(time: s[1], latitude: s[2], s[3], longitude: s[4], s[5],
-                              hasFix: solving && Int(s[7]) != 0)
+                              hasFix: solving, satellites: s[7])
         report.hdop = NMEAField.positive(s[8])
         report.altitude = NMEAField.number(s[9])
         return report
     }
 
     private init(time: Substring, latitude: Substring, _ north: Substring, longitude: Substring, _ east: Substring,
-                 hasFix: Bool) throws(NMEAFieldError) {
+                 hasFix: Bool, satellites: Substring = "") throws(NMEAFieldError) {
         timeOfDay = try NMEAField.timeOfDay(time)
         let lat = try NMEAField.angle(latitude, hemisphere: north, degreeDigits: 2, name: "latitude")
         let lon = try NMEAField.angle(longitude, hemisphere: east, degreeDigits: 3, name: "longitude")
@@ -181,7 +188,11 @@ struct NMEAPositionReport: Equatable, Sendable {
             self.longitude = lon
         }
         // A fix without a position is no fix.
-        self.hasFix = hasFix && lat != nil && lon != nil
+        if !hasFix || lat == nil || lon == nil {
+            verdict = .noFix
+        } else {
+            verdict = Int(satellites) == 0 ? .unfounded : .fix
+        }
     }
 }
 
