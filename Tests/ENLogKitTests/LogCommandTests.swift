@@ -82,6 +82,42 @@ struct LogCommandTests {
         #expect(fixes[0]["source"] as? String == "nmea")
     }
 
+    @Test func anNMEALogOnStandardInput() throws {
+        let home = try EnlogHome()
+        let log = try Data(contentsOf: URL(fileURLWithPath: TestPaths.nmea("walk.nmea")))
+        let result = try home.run("log", "--nmea", "-", "--no-geocode", "--no-sync", standardInput: log)
+        #expect(result.status == 0, "\(result.standardError)")
+        let notes = try home.notes()
+        #expect(notes.count == 1)
+        #expect(abs((notes.first?["latitude"] as? Double ?? 0) - (48 + 8.9230 / 60)) < 1e-6, "walk.nmea's last fix")
+
+        let empty = try home.run("log", "--nmea", "-", "--no-geocode", "--no-sync", standardInput: Data())
+        #expect(empty.status == ExitStatusCode.badLocation.rawValue, "\(empty.standardError)")
+        #expect(empty.standardErrorLines == ["enlog: error: NMEA log standard input is empty (point to a file of NMEA sentences such as $GPGGA,... and $GPRMC,...)"])
+    }
+
+    /// Issue 9: a sentence with a valid checksum and a latitude of 99° is skipped, not fatal; a log
+    /// with nothing else names the file and the line.
+    @Test func anImpossibleSentenceIsSkippedAndOnlyNamedWhenNothingElseIsLeft() throws {
+        let home = try EnlogHome()
+        let good = NMEA.sentence("GPGGA,101500.00,4808.9210,N,01134.6930,E,1,09,0.8,520.1,M,47.3,M,,")
+            + NMEA.sentence("GPRMC,101500.00,A,4808.9210,N,01134.6930,E,2.7,54.1,090324,3.1,E,A")
+        let bad = NMEA.sentence("GPGGA,101501.00,9908.9230,N,01134.6966,E,1,09,0.5,521.2,M,47.3,M,,")
+            + NMEA.sentence("GPRMC,101501.00,A,9908.9230,N,01134.6966,E,2.7,54.1,090324,3.1,E,A")
+        let mixed = try home.directory.file("mixed.nmea", contents: good + bad)
+        let logged = try home.run("log", "--nmea", mixed.path, "--no-geocode", "--no-sync")
+        #expect(logged.status == 0, "\(logged.standardError)")
+        #expect(abs((try home.notes().first?["latitude"] as? Double ?? 0) - (48 + 8.921 / 60)) < 1e-6)
+
+        let onlyBad = try home.directory.file("only-bad.nmea", contents: bad)
+        let refused = try home.run("log", "--nmea", onlyBad.path, "--no-geocode", "--no-sync")
+        #expect(refused.status == ExitStatusCode.badLocation.rawValue)
+        #expect(refused.standardErrorLines.count == 1, "\(refused.standardError)")
+        #expect(refused.standardError.contains(onlyBad.path) && refused.standardError.contains("line 1"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("--at") && !refused.standardError.contains("decimal degrees"))
+        #expect(try home.notes().count == 1)
+    }
+
     @Test(arguments: [
         (["--at", "91,0"], ExitStatusCode.badLocation, "latitude"),
         (["--at", "0,181"], .badLocation, "longitude"),

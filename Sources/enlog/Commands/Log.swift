@@ -13,7 +13,7 @@ struct Log: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A position given by hand.", valueName: "lat,lon[,alt]"))
     var at: String?
 
-    @Option(help: ArgumentHelp("Take the last valid fix of an NMEA 0183 log.", valueName: "file"))
+    @Option(help: ArgumentHelp("Take the last valid fix of an NMEA 0183 log (- reads standard input).", valueName: "file"))
     var nmea: String?
 
     @Option(help: ArgumentHelp("gpsd address (default 127.0.0.1:2947).", valueName: "host:port"))
