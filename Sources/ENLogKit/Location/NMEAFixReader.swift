@@ -64,19 +64,19 @@ public struct NMEAFixReader: Sendable {
         case let .position(position):
             statistics.positionSentences += 1
             if position.verdict == .fix { statistics.positionSentencesWithFix += 1 }
-            completed = enterEpoch(at: position.timeOfDay, isPosition: true, line: line)
+            completed = enterEpoch(at: position.timeOfDay, isPosition: true)
             current?.merge(position)
         case let .dilution(mode, hdop):
             // Mode 1 (no fix) is a time-less no-fix report, and its DOPs are placeholders (99.99).
             guard mode != 1 else { break }
-            if current == nil { current = Epoch(line: line) }
+            if current == nil { current = Epoch() }
             if mode == 2 { current?.isTwoDimensional = true }
             if let hdop { current?.hdop = hdop }
         case let .accuracy(time, metres):
-            completed = enterEpoch(at: time, isPosition: false, line: line)
+            completed = enterEpoch(at: time, isPosition: false)
             current?.measuredHorizontalError = metres
         case let .date(time, date):
-            completed = enterEpoch(at: time, isPosition: false, line: line)
+            completed = enterEpoch(at: time, isPosition: false)
             current?.date = date
         }
         return completed
@@ -84,7 +84,7 @@ public struct NMEAFixReader: Sendable {
 
     /// Makes `current` the epoch a sentence with this time (or none) belongs to, closing the one
     /// before when it is another cycle.
-    private mutating func enterEpoch(at time: Int?, isPosition: Bool, line: Int) -> [Fix] {
+    private mutating func enterEpoch(at time: Int?, isPosition: Bool) -> [Fix] {
         if let epoch = current {
             switch (epoch.timeOfDay, time) {
             case let (epochTime?, time?) where epochTime == time:
@@ -102,7 +102,7 @@ public struct NMEAFixReader: Sendable {
             }
         }
         let closed = current.map { close($0) } ?? []
-        current = Epoch(timeOfDay: time, line: line)
+        current = Epoch(timeOfDay: time)
         return closed
     }
 
@@ -153,7 +153,6 @@ public struct NMEALogStatistics: Sendable, Equatable {
 /// One receiver cycle: everything its sentences said.
 struct Epoch: Sendable {
     var timeOfDay: Int?            // milliseconds since UTC midnight
-    var line: Int                  // where it starts in the input
     var date: DateComponents?      // from RMC or ZDA
     var latitude: Double?
     var longitude: Double?
@@ -167,9 +166,8 @@ struct Epoch: Sendable {
     var hasPositionSentence = false
     var isTwoDimensional = false
 
-    init(timeOfDay: Int? = nil, line: Int) {
+    init(timeOfDay: Int? = nil) {
         self.timeOfDay = timeOfDay
-        self.line = line
     }
 
     /// Valid when a position sentence reported a fix and none of the cycle's reported its loss.
