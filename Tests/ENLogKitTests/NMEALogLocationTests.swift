@@ -218,10 +218,12 @@ final class NMEALogLocationTests: XCTestCase {
 
     func testOnlySentencesThatGiveNoPositionAreNamed() throws {
         let path = try log(["PERC,GPppf,-07.6,+000.0,1,,", "PERC,GPppf,-07.6,+000.0,1,,",
-                            "GPGSV,1,1,03,25,00,,42,19,00,,38,22,00,,34,,,,"])
-        assertThrows(LocationError.nmeaLogHasNoPositionSentences(path: path, sentences: 3, kinds: "PERC 2, GPGSV 1")) {
-            _ = try NMEALogLocation(path: path).lastFix()
-        }
+                            "GPGSV,1,1,03,25,00,,42,19,00,,38,22,00,,34,,,,",
+                            "raw:$GPGGA,101501.00,4808.9210,N,01134.6930,E,1,09,0.8,520.1,M,47.3,M,,*00"])
+        let expected = LocationError.nmeaLogHasNoPositionSentences(path: path, sentences: 3, kinds: "PERC 2, GPGSV 1",
+                                                                   badChecksums: 1)
+        assertThrows(expected) { _ = try NMEALogLocation(path: path).lastFix() }
+        XCTAssertTrue(expected.reason.hasSuffix("(PERC 2, GPGSV 1; 1 more with bad or missing checksums)"), expected.reason)
     }
 
     /// The reader `watch` will replay through: each fix comes out once its cycle is complete.

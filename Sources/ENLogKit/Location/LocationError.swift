@@ -16,8 +16,8 @@ public enum LocationError: ENLogError, Equatable {
     /// Lines looked like sentences but none passed its checksum.
     case nmeaLogHasNoCheckedSentence(path: String, badChecksums: Int, firstBadLine: Int)
     /// Sentences were read, but none of a type that gives a position (GGA, RMC, GLL, GNS);
-    /// `kinds` names the most frequent ones with their counts.
-    case nmeaLogHasNoPositionSentences(path: String, sentences: Int, kinds: String)
+    /// `kinds` names the most frequent ones with their counts; `badChecksums` were not read.
+    case nmeaLogHasNoPositionSentences(path: String, sentences: Int, kinds: String, badChecksums: Int)
     /// No valid fix, and position sentences with impossible values were skipped (the first named).
     case nmeaLogHasOnlyInvalidPositions(path: String, line: Int, problem: String, invalidSentences: Int)
     case nmeaLogHasNoDate(path: String)
@@ -52,8 +52,9 @@ public enum LocationError: ENLogError, Equatable {
             return "NMEA log \(path) has no valid position fix (\(sentences) sentences\(checksums))"
         case let .nmeaLogHasNoCheckedSentence(path, badChecksums, firstBadLine):
             return "none of the \(badChecksums) sentences in NMEA log \(path) has a valid checksum (the first bad one is at line \(firstBadLine))"
-        case let .nmeaLogHasNoPositionSentences(path, sentences, kinds):
-            return "NMEA log \(path) has \(sentences) sentences but none of a type that gives a position (\(kinds))"
+        case let .nmeaLogHasNoPositionSentences(path, sentences, kinds, badChecksums):
+            let damaged = badChecksums > 0 ? "; \(badChecksums) more with bad or missing checksums" : ""
+            return "NMEA log \(path) has \(sentences) sentences but none of a type that gives a position (\(kinds)\(damaged))"
         case let .nmeaLogHasOnlyInvalidPositions(path, line, problem, invalidSentences):
             let others = invalidSentences > 1 ? " and \(invalidSentences - 1) more" : ""
             return "NMEA log \(path) has no valid position fix: line \(line) was skipped (\(problem))\(others)"

@@ -79,7 +79,7 @@ public struct NMEALogLocation: LocationSource {
         }
         if seen.positionSentences == 0 {
             return .nmeaLogHasNoPositionSentences(path: inputName, sentences: seen.sentences,
-                                                  kinds: seen.unreadSummary)
+                                                  kinds: seen.unreadSummary, badChecksums: seen.badChecksums)
         }
         return .nmeaLogHasNoValidFix(path: inputName, sentences: seen.sentences, badChecksums: seen.badChecksums)
     }
