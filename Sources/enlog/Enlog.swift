@@ -7,12 +7,33 @@ struct Enlog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enlog",
         abstract: "Keep a location diary in Evernote, from the terminal, online or not.",
+        discussion: """
+            Examples:
+              enlog log                          log where you are (a fix from gpsd)
+              enlog log --at -33.86,151.2        log a position given by hand
+              enlog sync                         upload the queued notes
+              enlog queue list                   see what is waiting
+              enlog COMMAND --help               more about one command
+
+            Settings come from $XDG_CONFIG_HOME/enlog/config.toml, ENLOG_* variables and flags; \
+            `enlog config show` prints them. The manual page is enlog(1) (scripts/bootstrap installs it; \
+            `swift package generate-manual` makes it).
+
+            Shell completions (README says where each shell looks for them):
+              enlog --generate-completion-script bash > enlog.bash
+              enlog --generate-completion-script zsh > _enlog
+              enlog --generate-completion-script fish > enlog.fish
+
+            Exit status:
+            \(ExitStatus.helpTable)
+            """,
         version: ENLogVersion.current,
         subcommands: [Log.self, Sync.self, Queue.self, History.self, Auth.self, Notebooks.self, Reachability.self, ConfigCommand.self, Validate.self]
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do
     /// about it, when there is something) and an exit code from `ExitStatus` (the table in README.md).
+    /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -24,16 +45,46 @@ struct Enlog: AsyncParsableCommand {
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch let error as any ENLogError {
-            let suggestion = error.recoverySuggestion.map { " (\($0))" } ?? ""
-            Terminal.standardError("enlog: error: \(error.reason)\(suggestion)")
-            Foundation.exit(ExitStatus.of(error).rawValue)
+            fail(reason: error.reason, suggestion: error.recoverySuggestion, status: ExitStatus.of(error))
         } catch {
             if exitCode(for: error) == .validationFailure {
-                // Usage mistakes: argument-parser's message, but the project's usage exit code.
-                Terminal.standardError(fullMessage(for: error))
-                Foundation.exit(ExitStatus.usage.rawValue)
+                // Usage mistakes: argument-parser's message on one line, the project's usage exit code.
+                fail(reason: usageMessage(for: error), suggestion: usageHint(for: error), status: .usage)
             }
             self.exit(withError: error)
         }
+    }
+
+    private static func fail(reason: String, suggestion: String?, status: ExitStatus) -> Never {
+        Terminal.standardError("enlog: error: \(reason)\(suggestion.map { " (\($0))" } ?? "")")
+        if wantsJSON {
+            struct Failure: Encodable {
+                struct Details: Encodable { var message: String; var suggestion: String?; var exitCode: Int32 }
+                var error: Details
+            }
+            let failure = Failure(error: .init(message: reason, suggestion: suggestion, exitCode: status.rawValue))
+            if let json = try? JSONOutput.encode(failure) { Terminal.standardOutput(json) }
+        }
+        Foundation.exit(status.rawValue)
+    }
+
+    /// `--json` among the options (not after `--`, where it would be an argument).
+    private static var wantsJSON: Bool {
+        CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
+    }
+
+    private static func usageMessage(for error: Error) -> String {
+        let message = message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+        let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
+        return firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst("Error: ".count)) : firstLine
+    }
+
+    /// argument-parser's "See 'enlog log --help' for more information." names the subcommand.
+    private static func usageHint(for error: Error) -> String {
+        let full = fullMessage(for: error)
+        if let start = full.range(of: "See '"), let end = full[start.upperBound...].firstIndex(of: "'") {
+            return "see `\(full[start.upperBound..<end])`"
+        }
+        return "see `enlog --help`"
     }
 }

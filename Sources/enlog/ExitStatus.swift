@@ -35,6 +35,32 @@ enum ExitStatus: Int32, CaseIterable {
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
+    /// One line per code for `enlog --help` (README.md's table says the same at more length);
+    /// short enough that the table fits 80 columns without wrapping.
+    var summary: String {
+        switch self {
+        case .success: return "success; every note valid"
+        case .invalidNote: return "a note is invalid ENML (validate, or the template's output)"
+        case .usage: return "usage error: bad flag or argument, unknown note id, unreadable file"
+        case .badLocation: return "bad location: out of range, garbled --at, NMEA log without a fix"
+        case .noInput: return "an input file is missing or unreadable (NMEA log, template, outbox)"
+        case .foreignDatabase: return "the outbox path names another program's database (left untouched)"
+        case .unavailable: return "a service is unavailable: no usable gpsd fix, Evernote unreachable"
+        case .cannotWrite: return "the outbox cannot be written"
+        case .corrupt: return "the outbox is corrupt or not a database"
+        case .temporary: return "temporary, try again: locked, offline, sync running, rate limited"
+        case .protocolError: return "the service answered something that is not the protocol"
+        case .noPermission: return "not signed in, access denied, token expired, credentials unusable"
+        case .config: return "the configuration file or an ENLOG_* variable is wrong"
+        }
+    }
+
+    /// The table `enlog --help` ends with.
+    static var helpTable: String {
+        allCases.sorted { $0.rawValue < $1.rawValue }
+            .map { ($0.rawValue < 10 ? "   " : "  ") + "\($0.rawValue)  \($0.summary)" }.joined(separator: "\n")
+    }
+
     /// The one place errors become exit codes.
     static func of(_ error: any Error) -> ExitStatus {
         switch error {
@@ -59,8 +85,8 @@ enum ExitStatus: Int32, CaseIterable {
             case .foreign: return .foreignDatabase
             case .noteNotFound, .duplicateNote, .invalidTransition: return .usage
             }
-        case is ConfigError:
-            return .config
+        case let error as ConfigError:
+            return error.isUsageError ? .usage : .config
         case is ReachabilityError:
             return .usage
         case let error as AuthError:

@@ -10,11 +10,18 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite; env ENLOG_DB).", valueName: "path"))
     var db: String?
 
-    func loadConfig(flags: [Setting: String?] = [:]) throws -> Config {
-        var values: [String: String] = [:]
-        for (setting, value) in flags { if let value { values[setting.name] = value } }
-        if let db { values[Setting.database.name] = db }
-        return try Config(path: config, flags: values)
+    /// The effective configuration; `flags` are the command's own flags for settings, with the
+    /// flag's name for messages (`[.locationTimeout: ("--timeout", "30")]`). Warns about
+    /// `ENLOG_*` variables enlog does not know, as the config file refuses unknown keys.
+    func loadConfig(flags: [Setting: (flag: String, value: String?)] = [:]) throws -> Config {
+        var values: [String: Config.Flag] = [:]
+        for (setting, given) in flags { if let value = given.value { values[setting.name] = Config.Flag(given.flag, value) } }
+        if let db { values[Setting.database.name] = Config.Flag("--db", db) }
+        let loaded = try Config(path: config, flags: values)
+        for variable in loaded.unknownEnvironment {
+            Terminal.standardError("enlog: warning: ignoring unknown environment variable \(variable) (`enlog config show` lists the known ones)")
+        }
+        return loaded
     }
 
     /// Reading and changing commands never create an outbox: a mistyped --db says so instead.

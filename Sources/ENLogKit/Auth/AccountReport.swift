@@ -3,6 +3,7 @@ import Foundation
 /// JSON for `enlog auth status --json` and `enlog notebooks --json`; tokens never appear.
 public enum AccountReport {
     struct Status: Encodable {
+        var signedIn = true
         var service: String
         var host: String
         var `protocol`: String
@@ -29,6 +30,16 @@ public enum AccountReport {
                           tokenExpires: credentials.tokenExpires,
                           tokenSecondsLeft: credentials.tokenExpires.map { Int($0.timeIntervalSince(now)) },
                           refreshable: credentials.refreshToken != nil))
+    }
+
+    /// What `auth status --json` answers when there is no account: still JSON, so a script
+    /// reads `signedIn` either way.
+    public static func signedOutJSON(credentialsFile: String) throws -> String {
+        struct SignedOut: Encodable {
+            var signedIn = false
+            var credentialsFile: String
+        }
+        return try JSONOutput.encode(SignedOut(credentialsFile: credentialsFile))
     }
 
     public static func json(_ notebooks: [EDAM.Notebook]) throws -> String {

@@ -31,6 +31,8 @@ public enum AuthError: ENLogError, Equatable {
     case credentialsMissing(path: String)
     case credentialsInsecure(path: String, mode: String)
     case credentialsUnreadable(path: String, detail: String)
+    /// The file is there and readable but is not enlog's credentials (garbage, truncated, edited).
+    case credentialsInvalid(path: String)
     case credentialsUnwritable(path: String, detail: String)
     /// UserStore.checkVersion said no.
     case clientTooOld
@@ -67,6 +69,8 @@ public enum AuthError: ENLogError, Equatable {
             return "refusing to read \(path): it is readable by other users (mode \(mode))"
         case .credentialsUnreadable(let path, let detail):
             return "cannot read credentials \(path): \(detail)"
+        case .credentialsInvalid(let path):
+            return "\(path) is not valid enlog credentials JSON"
         case .credentialsUnwritable(let path, let detail):
             return "cannot write credentials \(path): \(detail)"
         case .clientTooOld:
@@ -88,6 +92,8 @@ public enum AuthError: ENLogError, Equatable {
             return "set ENLOG_CONSUMER_KEY and ENLOG_CONSUMER_SECRET (or the config's consumer_key/consumer_secret)"
         case .refreshImpossible, .credentialsMissing:
             return "run `enlog auth login`"
+        case .credentialsInvalid:
+            return "run `enlog auth logout`, then `enlog auth login`"
         case .credentialsInsecure(let path, _):
             return "chmod 600 \(path)"
         case .invalidHost:

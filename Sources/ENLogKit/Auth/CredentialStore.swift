@@ -158,7 +158,7 @@ public struct CredentialStore: Sendable {
         do {
             return try decoder.decode(Credentials.self, from: Data(bytes))
         } catch {
-            throw AuthError.credentialsUnreadable(path: path, detail: "not valid enlog credentials JSON")
+            throw AuthError.credentialsInvalid(path: path)
         }
     }
 

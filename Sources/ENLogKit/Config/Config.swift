@@ -5,8 +5,8 @@ public enum ConfigError: ENLogError, Equatable {
     case unreadable(path: String, reason: String)
     case syntax(path: String, line: Int, column: Int, message: String)
     case unknownSetting(path: String, name: String)
-    case wrongType(source: String, name: String, expected: Setting.Kind)
-    case invalidValue(source: String, name: String, reason: String)
+    case wrongType(origin: SettingOrigin, name: String, expected: Setting.Kind)
+    case invalidValue(origin: SettingOrigin, name: String, reason: String)
 
     public var reason: String {
         switch self {
@@ -16,10 +16,10 @@ public enum ConfigError: ENLogError, Equatable {
             return "\(path):\(line):\(column): \(message)"
         case .unknownSetting(let path, let name):
             return "\(path): unknown setting '\(name)'"
-        case .wrongType(let source, let name, let expected):
-            return "\(source): '\(name)' must be \(expected == .list ? "a list of strings" : "a \(expected.rawValue)")"
-        case .invalidValue(let source, let name, let reason):
-            return "\(source): '\(name)' \(reason)"
+        case .wrongType(let origin, let name, let expected):
+            return "\(origin.subject(name)) must be \(expected == .list ? "a list of strings" : "a \(expected.rawValue)")"
+        case .invalidValue(let origin, let name, let reason):
+            return "\(origin.subject(name)) \(reason)"
         }
     }
 
@@ -27,8 +27,23 @@ public enum ConfigError: ENLogError, Equatable {
         switch self {
         case .unknownSetting:
             return "`enlog config show` lists every setting"
+        case .wrongType(let origin, _, _), .invalidValue(let origin, _, _):
+            switch origin {
+            case .flag: return "see `enlog help`"
+            case .environment(let variable): return "fix or unset \(variable)"
+            case .file(let path): return "fix the setting in \(path)"
+            case .defaultValue: return nil
+            }
         default:
-            return "fix the setting, or point --config elsewhere"
+            return "fix the file, or point --config elsewhere"
+        }
+    }
+
+    /// A bad command-line flag is a usage error; the rest is configuration.
+    public var isUsageError: Bool {
+        switch self {
+        case .wrongType(.flag, _, _), .invalidValue(.flag, _, _): return true
+        default: return false
         }
     }
 }
@@ -41,56 +56,103 @@ public enum SettingSource: String, Sendable, Codable {
     case flag
 }
 
+/// Where a value came from, precisely enough to name it in a message: the file, the variable
+/// actually set (`ENLOG_DB`, not the setting's canonical name), or the flag.
+public enum SettingOrigin: Sendable, Equatable {
+    case defaultValue
+    case file(String)
+    case environment(String)
+    case flag(String)
+
+    public var source: SettingSource {
+        switch self {
+        case .defaultValue: return .defaultValue
+        case .file: return .file
+        case .environment: return .environment
+        case .flag: return .flag
+        }
+    }
+
+    /// What a message names: "/home/me/.config/enlog/config.toml: 'geocoding.timeout'",
+    /// "ENLOG_GEOCODING_TIMEOUT", "--timeout".
+    func subject(_ name: String) -> String {
+        switch self {
+        case .defaultValue: return "'\(name)'"
+        case .file(let path): return "\(path): '\(name)'"
+        case .environment(let variable): return variable
+        case .flag(let flag): return flag
+        }
+    }
+}
+
 /// The effective settings: defaults, then config.toml, then `ENLOG_*` variables, then flags.
 public struct Config: Sendable {
     public struct Resolved: Sendable {
         public var value: String?
-        public var source: SettingSource
+        public var origin: SettingOrigin
+        public var source: SettingSource { origin.source }
+    }
+
+    /// A value given on the command line, with the flag that gave it (for messages).
+    public struct Flag: Sendable {
+        public var flag: String
+        public var value: String
+        public init(_ flag: String, _ value: String) {
+            self.flag = flag
+            self.value = value
+        }
     }
 
     public private(set) var resolved: [String: Resolved] = [:]
     public let filePath: String
+    /// `ENLOG_*` variables set in the environment that enlog does not know (typos), sorted.
+    public private(set) var unknownEnvironment: [String] = []
 
     /// - Parameters:
     ///   - path: config file; nil means `$XDG_CONFIG_HOME/enlog/config.toml`, which may be absent.
     ///   - flags: values given on the command line, by setting name.
     public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                flags: [String: String] = [:]) throws(ConfigError) {
+                flags: [String: Flag] = [:]) throws(ConfigError) {
         let paths = XDGPaths(environment: environment)
         filePath = path ?? paths.configFile
         for setting in Setting.all {
-            resolved[setting.name] = Resolved(value: setting.defaultValue, source: .defaultValue)
+            resolved[setting.name] = Resolved(value: setting.defaultValue, origin: .defaultValue)
         }
         if path != nil || FileManager.default.fileExists(atPath: filePath) {
             for (name, value) in try Self.readFile(filePath) {
-                resolved[name] = Resolved(value: value, source: .file)
+                resolved[name] = Resolved(value: value, origin: .file(filePath))
             }
         }
         for setting in Setting.all {
             if let name = setting.environmentNames.first(where: { environment[$0] != nil }) {
-                resolved[setting.name] = Resolved(value: environment[name], source: .environment)
+                resolved[setting.name] = Resolved(value: environment[name], origin: .environment(name))
             }
         }
-        for (name, value) in flags {
-            resolved[name] = Resolved(value: value, source: .flag)
+        for (name, flag) in flags {
+            resolved[name] = Resolved(value: flag.value, origin: .flag(flag.flag))
         }
-        for setting in Setting.all {
+        // Flags first: a usage error is reported before a configuration one.
+        for setting in Setting.all.sorted(by: { resolved[$0.name]!.source == .flag && resolved[$1.name]!.source != .flag }) {
             try Self.check(setting, resolved[setting.name]!)
         }
         if resolved[Setting.database.name]?.value == nil {
-            resolved[Setting.database.name] = Resolved(value: paths.defaultDatabase, source: .defaultValue)
+            resolved[Setting.database.name] = Resolved(value: paths.defaultDatabase, origin: .defaultValue)
         }
+        let known = Set(Setting.all.flatMap(\.environmentNames)).union(Setting.otherEnvironmentNames)
+        unknownEnvironment = environment.keys.filter { $0.hasPrefix("ENLOG_") && !known.contains($0) }.sorted()
     }
 
     public func string(_ setting: Setting) -> String? { resolved[setting.name]?.value }
 
+    /// A numeric setting's value; always within the setting's range (checked when read).
     public func number(_ setting: Setting) -> Double {
-        string(setting).flatMap(Double.init) ?? setting.defaultValue.flatMap(Double.init) ?? 0
+        let range = setting.range ?? NumericRange(0, 0, unit: "")
+        return string(setting).flatMap(range.value(of:)) ?? setting.defaultValue.flatMap(range.value(of:)) ?? range.lowest
     }
 
     /// A setting in seconds, as a Duration (millisecond precision).
     public func duration(_ setting: Setting) -> Duration {
-        .milliseconds(Int(number(setting) * 1000))
+        .milliseconds(Int64((number(setting) * 1000).rounded()))
     }
 
     public func boolean(_ setting: Setting) -> Bool { string(setting).flatMap(Self.parseBoolean) ?? false }
@@ -103,11 +165,15 @@ public struct Config: Sendable {
 
     /// Lists are flattened to comma-separated text, the same form the environment uses.
     private static func readFile(_ path: String) throws(ConfigError) -> [(String, String)] {
-        let contents: String
+        let bytes: [UInt8]
         do {
-            contents = String(decoding: try FileBytes.read(path), as: UTF8.self)
+            bytes = try FileBytes.read(path)
         } catch {
             throw .unreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+        }
+        // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
+        guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
+            throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")
         }
         let table: TOMLTable
         do {
@@ -138,32 +204,48 @@ public struct Config: Sendable {
         case .boolean: converted = value.bool.map { $0 ? "true" : "false" }
         case .list:
             let items = value.array.map { array in array.compactMap { $0.string } }
-            converted = (items != nil && items!.count == value.array!.count) ? items!.joined(separator: ",") : nil
+            if let items, items.count == value.array!.count {
+                // The list's items travel comma-joined, so a comma inside one would split it.
+                if let item = items.first(where: { $0.contains(",") }) {
+                    throw .invalidValue(origin: .file(path), name: setting.name, reason: "item '\(item)' must not contain a comma")
+                }
+                converted = items.joined(separator: ",")
+            } else {
+                converted = nil
+            }
         }
-        guard let converted else { throw .wrongType(source: path, name: setting.name, expected: setting.kind) }
+        guard let converted else { throw .wrongType(origin: .file(path), name: setting.name, expected: setting.kind) }
         return converted
     }
 
     private static func check(_ setting: Setting, _ resolved: Resolved) throws(ConfigError) {
         guard let value = resolved.value else { return }
-        let source = resolved.source.rawValue
+        let origin = resolved.origin
         switch setting.kind {
         case .number, .integer:
-            guard let number = Double(value), number.isFinite, number > 0 else {
-                throw .invalidValue(source: source, name: setting.name, reason: "must be a positive number, not '\(value)'")
+            let range = setting.range!
+            guard range.value(of: value) != nil else {
+                throw .invalidValue(origin: origin, name: setting.name, reason: "is '\(value)'; it must be \(range.accepted)")
             }
         case .boolean:
-            guard parseBoolean(value) != nil else { throw .wrongType(source: source, name: setting.name, expected: .boolean) }
+            guard parseBoolean(value) != nil else { throw .wrongType(origin: origin, name: setting.name, expected: .boolean) }
         case .string, .list:
             break
         }
         switch setting {
         case .timeZone where TimeZone(identifier: value) == nil:
-            throw .invalidValue(source: source, name: setting.name, reason: "'\(value)' is not a time zone (e.g. Europe/Paris, UTC)")
+            throw .invalidValue(origin: origin, name: setting.name, reason: "'\(value)' is not a time zone (e.g. Europe/Paris, UTC)")
         case .map where !["openstreetmap", "google"].contains(value):
-            throw .invalidValue(source: source, name: setting.name, reason: "must be openstreetmap or google")
+            throw .invalidValue(origin: origin, name: setting.name, reason: "must be openstreetmap or google")
         case .geocodingURL where !(value.hasPrefix("https://") || value.hasPrefix("http://")):
-            throw .invalidValue(source: source, name: setting.name, reason: "must be an http(s) URL")
+            throw .invalidValue(origin: origin, name: setting.name, reason: "must be an http(s) URL")
+        case .notebook where !NoteNames.isValidNotebook(value):
+            throw .invalidValue(origin: origin, name: setting.name, reason: "'\(value)' \(NoteNames.notebookRule)")
+        case .tags:
+            if let tag = value.split(separator: ",").map(String.init)
+                .first(where: { !NoteNames.isValidTag($0.trimmingCharacters(in: .whitespaces)) }) {
+                throw .invalidValue(origin: origin, name: setting.name, reason: "has the tag '\(tag)'; each tag \(NoteNames.tagRule)")
+            }
         default:
             break
         }

@@ -12,33 +12,40 @@ public struct Setting: Sendable, Hashable {
     public let defaultValue: String?
     public let secret: Bool
     public let help: String
-    /// Extra environment names, checked after the canonical `ENLOG_SECTION_KEY`.
-    public let aliases: [String]
+    /// The environment variables that set it, the one documented first.
+    public let environmentNames: [String]
+    /// For `.number` and `.integer` settings: the values accepted, wherever they come from.
+    public let range: NumericRange?
 
-    init(_ name: String, _ kind: Kind, default defaultValue: String?, secret: Bool = false, aliases: [String] = [], _ help: String) {
+    /// - Parameter environment: the documented variable, when it is not `ENLOG_SECTION_KEY`
+    ///   (`note.time_zone` → `ENLOG_NOTE_TIME_ZONE`), which is then accepted too.
+    init(_ name: String, _ kind: Kind, default defaultValue: String?, secret: Bool = false, range: NumericRange? = nil,
+         environment: [String] = [], _ help: String) {
+        precondition((kind == .number || kind == .integer) == (range != nil), "numeric settings need a range")
         self.name = name
         self.kind = kind
         self.defaultValue = defaultValue
         self.secret = secret
-        self.aliases = aliases
+        self.range = range
         self.help = help
+        let canonical = "ENLOG_" + name.uppercased().replacingOccurrences(of: ".", with: "_")
+        self.environmentNames = environment + (environment.contains(canonical) ? [] : [canonical])
     }
 
-    /// `note.time_zone` → `ENLOG_NOTE_TIME_ZONE`.
-    public var environmentNames: [String] {
-        ["ENLOG_" + name.uppercased().replacingOccurrences(of: ".", with: "_")] + aliases
-    }
+    /// The section (`location`) and key (`max_age`) in config.toml.
+    public var section: Substring { name.split(separator: ".")[0] }
+    public var key: Substring { name.split(separator: ".")[1] }
 }
 
 extension Setting {
     public static let gpsd = Setting("location.gpsd", .string, default: "127.0.0.1:2947", "gpsd address, HOST:PORT")
-    public static let locationTimeout = Setting("location.timeout", .number, default: "30", "seconds to wait for a usable fix")
-    public static let maxAge = Setting("location.max_age", .number, default: "15", "oldest acceptable fix, seconds")
-    public static let minAccuracy = Setting("location.min_accuracy", .number, default: "10", "worst acceptable horizontal accuracy, metres")
+    public static let locationTimeout = Setting("location.timeout", .number, default: "30", range: .timeoutSeconds, "seconds to wait for a usable fix")
+    public static let maxAge = Setting("location.max_age", .number, default: "15", range: .fixAgeSeconds, "oldest acceptable fix, seconds")
+    public static let minAccuracy = Setting("location.min_accuracy", .number, default: "10", range: .accuracyMetres, "worst acceptable horizontal accuracy, metres")
     public static let geocodingEnabled = Setting("geocoding.enabled", .boolean, default: "true", "look up addresses")
     public static let geocodingURL = Setting("geocoding.url", .string, default: "https://nominatim.openstreetmap.org", "Nominatim-compatible base URL")
     public static let geocodingLanguage = Setting("geocoding.language", .string, default: nil, "address language (default: from LANG)")
-    public static let geocodingTimeout = Setting("geocoding.timeout", .number, default: "3", "longest wait for an address, seconds")
+    public static let geocodingTimeout = Setting("geocoding.timeout", .number, default: "3", range: .shortWaitSeconds, "longest wait for an address, seconds")
     public static let geocodingContact = Setting("geocoding.contact", .string, default: nil, "contact (e-mail or URL) sent in the User-Agent, as Nominatim's policy asks")
     public static let template = Setting("note.template", .string, default: "default", "template: 'default' or a directory holding title.mustache and content.mustache")
     public static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
@@ -48,13 +55,13 @@ extension Setting {
     public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
     public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
     public static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
-    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, aliases: ["ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (sandbox, Yinxiang, custom hosts)")
-    public static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, aliases: ["ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
+    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, environment: ["ENLOG_AUTH_CONSUMER_KEY", "ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (sandbox, Yinxiang, custom hosts)")
+    public static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, environment: ["ENLOG_AUTH_CONSUMER_SECRET", "ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
     public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
-    public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", "longest the reachability check may take, seconds")
-    public static let dnsTimeout = Setting("network.dns_timeout", .number, default: "5", "longest wait for the Evernote host's name to resolve, seconds; past it a remembered address is used")
+    public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", range: .shortWaitSeconds, "longest the reachability check may take, seconds")
+    public static let dnsTimeout = Setting("network.dns_timeout", .number, default: "5", range: .shortWaitSeconds, "longest wait for the Evernote host's name to resolve, seconds; past it a remembered address is used")
     public static let caFile = Setting("network.ca_file", .string, default: nil, "PEM file of CAs to trust for HTTPS instead of the system's (verification stays on)")
-    public static let database = Setting("outbox.db", .string, default: nil, aliases: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
+    public static let database = Setting("outbox.db", .string, default: nil, environment: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
     /// Every setting, in the order `enlog config show` prints them.
     public static let all: [Setting] = [
@@ -65,4 +72,8 @@ extension Setting {
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }
+
+    /// `ENLOG_*` variables that are not settings but are still enlog's: the token `auth token`
+    /// reads, and the ones the project's own scripts and tests set (so they are not warned about).
+    static let otherEnvironmentNames: Set<String> = ["ENLOG_TOKEN", "ENLOG_PYTHON", "ENLOG_TEST_TRACE", "ENLOG_DEMO_DB"]
 }

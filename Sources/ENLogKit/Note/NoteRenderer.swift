@@ -200,11 +200,17 @@ public struct NoteRenderer: Sendable {
         return String(scalars)
     }
 
-    static func coordinate(_ value: Double) -> String { String(format: "%.6f", value) }
+    /// Six decimals; a value that rounds to zero is "0.000000", never "-0.000000".
+    static func coordinate(_ value: Double) -> String { unsigned(zero: String(format: "%.6f", value)) }
 
     static func decimal(_ value: Double) -> String {
-        let text = String(format: "%.1f", value)
+        let text = unsigned(zero: String(format: "%.1f", value))
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
+    /// printf keeps the sign of a negative number that rounds to zero ("-0.000000").
+    private static func unsigned(zero text: String) -> String {
+        text.hasPrefix("-") && text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) ? String(text.dropFirst()) : text
     }
 
     private static func describe(_ source: Fix.Source) -> String {

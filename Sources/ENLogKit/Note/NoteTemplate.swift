@@ -57,15 +57,34 @@ public struct NoteTemplate: Sendable {
 
     init(name: String, title: String, content: String) throws(NoteError) {
         self.name = name
+        self.title = try Self.parse(title, path: name + "/title.mustache")
+        self.content = try Self.parse(content, path: name + "/content.mustache")
+    }
+
+    /// Parses one template file; a syntax error is one line naming the file, line and column.
+    static func parse(_ text: String, path: String) throws(NoteError) -> MustacheTemplate {
         do {
-            self.title = try MustacheTemplate(string: title)
+            return try MustacheTemplate(string: text)
+        } catch let error as MustacheTemplate.ParserError {
+            throw .templateSyntax(path: "\(path):\(error.context.lineNumber):\(error.context.columnNumber)",
+                                  message: describe(error.error))
         } catch {
-            throw .templateSyntax(path: name + "/title.mustache", message: "\(error)")
+            throw .templateSyntax(path: path, message: describe(error))
         }
-        do {
-            self.content = try MustacheTemplate(string: content)
-        } catch {
-            throw .templateSyntax(path: name + "/content.mustache", message: "\(error)")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error as? MustacheTemplate.Error {
+        case .sectionCloseNameIncorrect?: return "a section is closed ({{/name}}) under another name than it was opened with"
+        case .unfinishedName?: return "a tag is not finished (missing }})"
+        case .expectedSectionEnd?: return "a section ({{#name}} or {{^name}}) is never closed with {{/name}}"
+        case .invalidSetDelimiter?: return "a set-delimiter tag ({{=<% %>=}}) is malformed"
+        case .invalidConfigVariableSyntax?, .unrecognisedConfigVariable?:
+            return "a {{% ...}} tag is not understood (only {{% CONTENT_TYPE: TEXT}} or HTML)"
+        case .transformAppliedToInheritanceSection?, .illegalTokenInsideInheritSection?, .textInsideInheritSection?:
+            return "partials and inheritance are not supported in note templates"
+        case nil:
+            return String(describing: error).split(separator: "\n").first.map(String.init) ?? "syntax error"
         }
     }
 
@@ -79,12 +98,32 @@ public struct NoteTemplate: Sendable {
         func read(_ file: String) throws(NoteError) -> String {
             let path = nameOrDirectory + "/" + file
             guard FileManager.default.fileExists(atPath: path) else { throw .templateNotFound(path) }
+            let bytes: [UInt8]
             do {
-                return String(decoding: try FileBytes.read(path), as: UTF8.self)
+                bytes = try FileBytes.read(path)
             } catch {
                 throw .templateUnreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
             }
+            // Decoding leniently would turn a Latin-1 "é" into U+FFFD in every note.
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                let offset = Self.firstInvalidUTF8Offset(bytes)
+                throw .templateUnreadable(path: path, reason: "not UTF-8 text (byte 0x\(String(format: "%02X", bytes[offset])) at offset \(offset); save it as UTF-8)")
+            }
+            return text
         }
         return try NoteTemplate(name: nameOrDirectory, title: try read("title.mustache"), content: try read("content.mustache"))
+    }
+
+    /// Where UTF-8 decoding of `bytes` first fails (the start of the first bad sequence).
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput, .error: return min(offset, max(bytes.count - 1, 0))
+            }
+        }
     }
 }

@@ -31,6 +31,21 @@ public enum OutboxJSON {
     public static func encode(_ note: OutboxNote) throws -> String { try JSONOutput.encode(NoteSummary(note)) }
     public static func encode(_ fixes: [FixRecord]) throws -> String { try JSONOutput.encode(fixes) }
 
+    /// `queue show --json`: the summary `queue list --json` gives, plus the ENML body.
+    public static func encodeWithContent(_ note: OutboxNote) throws -> String {
+        struct Full: Encodable {
+            var summary: NoteSummary
+            var content: String
+            func encode(to encoder: any Encoder) throws {
+                try summary.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(content, forKey: .content)
+            }
+            enum Key: String, CodingKey { case content }
+        }
+        return try JSONOutput.encode(Full(summary: NoteSummary(note), content: note.content))
+    }
+
 
     public static func line(_ note: OutboxNote) -> String {
         var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(timestamp(note.createdAt))\t\(note.title)"
@@ -39,12 +54,14 @@ public enum OutboxJSON {
         return line
     }
 
+    /// Always five tab-separated columns (time, position, altitude, accuracy, source), with
+    /// "-" for what is unknown, so `cut -f` and `awk` see the same column everywhere.
     public static func line(_ fix: FixRecord) -> String {
-        var parts = [timestamp(fix.timestamp), String(format: "%.6f,%.6f", fix.latitude, fix.longitude)]
-        if let altitude = fix.altitude { parts.append(String(format: "alt %.1f m", altitude)) }
-        if let accuracy = fix.horizontalAccuracy { parts.append(String(format: "±%.1f m", accuracy)) }
-        parts.append(fix.source.rawValue)
-        return parts.joined(separator: "\t")
+        [timestamp(fix.timestamp),
+         NoteRenderer.coordinate(fix.latitude) + "," + NoteRenderer.coordinate(fix.longitude),
+         fix.altitude.map { "alt \(NoteRenderer.decimal($0)) m" } ?? "-",
+         fix.horizontalAccuracy.map { "±\(NoteRenderer.decimal($0)) m" } ?? "-",
+         fix.source.rawValue].joined(separator: "\t")
     }
 
     private static func timestamp(_ date: Date) -> String {

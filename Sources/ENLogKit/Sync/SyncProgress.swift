@@ -45,6 +45,14 @@ public final class SyncProgressPrinter: Sendable {
         }
     }
 
+    /// A progress line redrawn with carriage returns needs a terminal that understands them:
+    /// stderr is a TTY and TERM is set and not "dumb" (Emacs shells, CI logs).
+    public static func drawsProgress(standardErrorIsTerminal: Bool = isatty(STDERR_FILENO) == 1,
+                                     environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        guard standardErrorIsTerminal, let term = environment["TERM"], !term.isEmpty else { return false }
+        return term != "dumb"
+    }
+
     /// Erases the progress line (call before the summary is printed).
     public func finish() {
         state.withLock { progress in
@@ -56,7 +64,7 @@ public final class SyncProgressPrinter: Sendable {
     /// `sync: 3/10 notes, about 12 s left` (no estimate before the first note is done).
     static func line(done: Int, total: Int, elapsed: Duration) -> String {
         let total = max(total, done)
-        var text = "sync: \(done)/\(total) notes"
+        var text = "sync: \(done)/\(counted(total, "note"))"
         if done > 0, done < total {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let left = Int((seconds / Double(done) * Double(total - done)).rounded(.up))

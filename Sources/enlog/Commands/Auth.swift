@@ -5,6 +5,14 @@ import Foundation
 struct Auth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in to Evernote (OAuth; never a password), check or forget the account.",
+        discussion: """
+            Examples:
+              enlog auth login                  Evernote, OAuth 2.0 in a browser
+              enlog auth login --no-browser     over SSH: paste where the browser ends
+              ENLOG_TOKEN=S=s1:... enlog auth token --service sandbox
+              enlog auth status --json
+              enlog auth logout
+            """,
         subcommands: [Login.self, Token.self, Status.self, Logout.self]
     )
 
@@ -22,13 +30,24 @@ struct Auth: AsyncParsableCommand {
 
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Authorize enlog in a browser; the URL is printed so it also works over SSH.")
+            abstract: "Authorize enlog in a browser; the URL is printed so it also works over SSH.",
+            discussion: """
+                Examples:
+                  enlog auth login
+                  enlog auth login --service sandbox
+                  enlog auth login --service custom --host https://en.example.org
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var service: ServiceOptions
         @Flag(help: "Do not open a browser; paste the address the browser ends on instead.") var noBrowser = false
-        @Option(help: "Seconds to wait for the authorization (default 300).") var timeout: Double = 300
-        @Option(help: "Loopback port for the redirect (default: any free port).") var port: UInt16 = 0
+        // Optional, so help shows the default once, in words (not "300.0", not "0").
+        @Option(help: ArgumentHelp("Seconds to wait for the authorization (default 300).", valueName: "seconds")) var timeout: Double?
+        @Option(help: ArgumentHelp("Loopback port for the redirect (default: any free port).", valueName: "port")) var port: UInt16?
         @Flag(help: "Sign OAuth 1.0a requests with PLAINTEXT instead of HMAC-SHA1.") var plaintext = false
+
+        func validate() throws {
+            try NumericRange.authorizationSeconds.check(timeout, flag: "--timeout")
+        }
 
         func run() async throws {
             let config = try global.loadConfig()
@@ -38,14 +57,19 @@ struct Auth: AsyncParsableCommand {
             let credentials = try await flow.login(AuthLoginOptions(
                 service: service.service, host: service.host, consumer: consumer,
                 signatureMethod: plaintext ? .plaintext : .hmacSHA1, noBrowser: noBrowser,
-                callbackPort: port, timeout: timeout))
+                callbackPort: port ?? 0, timeout: timeout ?? 300))
             try await Account.store(credentials, global: global)
         }
     }
 
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Store a token obtained elsewhere (a developer token), after checking it works.")
+            abstract: "Store a token obtained elsewhere (a developer token), after checking it works.",
+            discussion: """
+                Examples:
+                  ENLOG_TOKEN=S=s1:... enlog auth token --service sandbox
+                  enlog auth token --service evernote --token "$(pass evernote/token)"
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var service: ServiceOptions
         @Option(help: "The token (default: $ENLOG_TOKEN, which keeps it out of shell history).") var token: String?
@@ -63,13 +87,28 @@ struct Auth: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the account and when its token expires; never the token.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show the account and when its token expires; never the token.",
+            discussion: """
+                Exit 0 when signed in, 77 when not; --json answers {"signedIn": false, ...} then too.
+
+                Examples:
+                  enlog auth status
+                  enlog auth status --json
+                """)
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
             let store = Account.credentialStore()
             guard let credentials = try store.loadIfPresent() else {
+                if json {
+                    // Answer in JSON on stdout, the message on stderr, and the usual exit code.
+                    Terminal.standardOutput(try AccountReport.signedOutJSON(credentialsFile: store.path))
+                    let error = AuthError.credentialsMissing(path: store.path)
+                    Terminal.standardError("enlog: error: \(error.reason) (\(error.recoverySuggestion ?? ""))")
+                    throw ExitStatus.of(error).exitCode
+                }
                 throw AuthError.credentialsMissing(path: store.path)
             }
             Terminal.standardOutput(json ? try AccountReport.json(credentials) : credentials.redacted())
@@ -77,7 +116,12 @@ struct Auth: AsyncParsableCommand {
     }
 
     struct Logout: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget the stored credentials.")
+        static let configuration = CommandConfiguration(
+            abstract: "Forget the stored credentials.",
+            discussion: """
+                Examples:
+                  enlog auth logout
+                """)
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -109,7 +153,13 @@ enum Account {
 }
 
 struct Notebooks: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the account's notebooks.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the account's notebooks.",
+        discussion: """
+            Examples:
+              enlog notebooks
+              enlog notebooks --json
+            """)
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 

@@ -5,12 +5,26 @@ import Foundation
 struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Log where you are: a fix becomes a validated ENML note in the outbox.",
-        discussion: "The location comes from gpsd unless --at or --nmea says otherwise."
+        discussion: """
+            The location comes from gpsd unless --at or --nmea says otherwise. The note is stored \
+            even offline; the address is filled in before upload when it cannot be looked up now.
+
+            Examples:
+              enlog log                           a fix from gpsd (127.0.0.1:2947)
+              enlog log --at 35.6812,139.7671,40  a position (and altitude) by hand
+              enlog log --at -33.86,151.2         south or west: negative as it is
+              enlog log --nmea drive.nmea         the last valid fix of an NMEA log
+              enlog log --json --no-sync          print the note, do not upload
+            """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("A position given by hand.", valueName: "lat,lon[,alt]"))
+    // Unconditional: the value is taken as it is, so a southern or western position
+    // (`--at -33.86,151.2`) is a value, not an unknown flag.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("A position given by hand, in decimal degrees; negative values work as they are (--at -33.86,151.2).",
+                               valueName: "lat,lon[,alt]"))
     var at: String?
 
     @Option(help: ArgumentHelp("Take the last valid fix of an NMEA 0183 log (- reads standard input).", valueName: "file"))
@@ -19,14 +33,15 @@ struct Log: AsyncParsableCommand {
     @Option(help: ArgumentHelp("gpsd address (default 127.0.0.1:2947).", valueName: "host:port"))
     var gpsd: String?
 
+    // Kept as text: Config checks them against the same ranges as config.toml and ENLOG_*.
     @Option(help: ArgumentHelp("Seconds to wait for a usable gpsd fix (default 30).", valueName: "seconds"))
-    var timeout: Double?
+    var timeout: String?
 
     @Option(help: ArgumentHelp("Oldest acceptable gpsd fix, seconds (default 15).", valueName: "seconds"))
-    var maxAge: Double?
+    var maxAge: String?
 
     @Option(help: ArgumentHelp("Worst acceptable horizontal accuracy, metres (default 10).", valueName: "metres"))
-    var minAccuracy: Double?
+    var minAccuracy: String?
 
     @Flag(help: "Do not look up the address now; it is filled in before upload.")
     var noGeocode = false
@@ -46,9 +61,9 @@ struct Log: AsyncParsableCommand {
 
     func run() async throws {
         let config = try global.loadConfig(flags: [
-            .gpsd: gpsd, .locationTimeout: timeout.map { "\($0)" }, .maxAge: maxAge.map { "\($0)" },
-            .minAccuracy: minAccuracy.map { "\($0)" }, .template: template,
-            .geocodingEnabled: noGeocode ? "false" : nil,
+            .gpsd: ("--gpsd", gpsd), .locationTimeout: ("--timeout", timeout),
+            .maxAge: ("--max-age", maxAge), .minAccuracy: ("--min-accuracy", minAccuracy),
+            .template: ("--template", template), .geocodingEnabled: ("--no-geocode", noGeocode ? "false" : nil),
         ])
         let source: any LocationSource = try LocationChoice(at: at, nmea: nmea).source(config: config)
         let renderer = try NoteRenderer(config: config)
@@ -78,7 +93,7 @@ struct Log: AsyncParsableCommand {
         guard let credentials = try? Account.credentialStore().loadIfPresent() else { return }
         let session = SyncSession(config: config, outbox: outbox, account: EvernoteAccount(credentials: credentials))
         if let summary = await session.runOpportunistically(), !json, summary.uploaded > 0 {
-            Terminal.standardError("enlog: uploaded \(summary.uploaded) queued note(s); \(summary.remaining) remaining")
+            Terminal.standardError("enlog: uploaded \(counted(summary.uploaded, "queued note")); \(summary.remaining) remaining")
         }
     }
 }

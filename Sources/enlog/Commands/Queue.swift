@@ -5,11 +5,30 @@ import Foundation
 struct Queue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Inspect and manage the notes waiting in the outbox.",
+        discussion: """
+            Notes move through pending, sending and synced, or failed (retried later) and parked \
+            (kept, not retried).
+
+            Examples:
+              enlog queue list --state failed    failed notes, with their last error
+              enlog queue show 3 --json          a note's state, metadata and ENML
+              enlog queue retry 3                put a failed or parked note back in line
+              enlog queue drop 3 --yes           delete a note without asking
+            """,
         subcommands: [List.self, Show.self, Retry.self, Drop.self]
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List outbox notes, oldest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List outbox notes, oldest first.",
+            discussion: """
+                One line per note: id, state, time queued, title, then the address or error when there is one.
+
+                Examples:
+                  enlog queue list
+                  enlog queue list --state parked
+                  enlog queue list --json
+                """)
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON.") var json = false
         @Option(help: ArgumentHelp("Only notes in this state: \(OutboxNote.State.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "state"))
@@ -29,18 +48,31 @@ struct Queue: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a note's ENML.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print a note's ENML.",
+            discussion: """
+                Examples:
+                  enlog queue show 3                      the ENML
+                  enlog queue show 3 --json               state, metadata and ENML as JSON
+                  enlog queue show 3 | enlog validate -   check it
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Note id (from `enlog queue list`).") var id: Int64
+        @Flag(help: "Print the note's state and metadata with its ENML, as JSON.") var json = false
 
         func run() async throws {
             let note = try await global.openOutbox(try global.loadConfig(), for: .read).note(id: id)
-            Terminal.standardOutput(note.content)
+            Terminal.standardOutput(json ? try OutboxJSON.encodeWithContent(note) : note.content)
         }
     }
 
     struct Retry: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Put a failed or parked note back in line for upload.")
+        static let configuration = CommandConfiguration(
+            abstract: "Put a failed or parked note back in line for upload.",
+            discussion: """
+                Examples:
+                  enlog queue retry 3 && enlog sync
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Note id.") var id: Int64
 
@@ -51,7 +83,15 @@ struct Queue: AsyncParsableCommand {
     }
 
     struct Drop: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a note from the outbox for good.")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a note from the outbox for good.",
+            discussion: """
+                Asks first on a terminal; elsewhere it refuses without --yes.
+
+                Examples:
+                  enlog queue drop 3
+                  enlog queue drop 3 --yes
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Note id.") var id: Int64
         @Flag(name: .shortAndLong, help: "Do not ask for confirmation.") var yes = false
@@ -78,7 +118,17 @@ struct Queue: AsyncParsableCommand {
 extension OutboxNote.State: ExpressibleByArgument {}
 
 struct History: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List every fix logged, oldest first.")
+    static let configuration = CommandConfiguration(
+        abstract: "List every fix logged, oldest first.",
+        discussion: """
+            One line per fix, always five tab-separated columns: time, latitude,longitude, \
+            altitude, accuracy, source ("-" when unknown).
+
+            Examples:
+              enlog history --since 2026-11-01
+              enlog history --since 2026-11-22T08:00:00Z --json
+              enlog history | cut -f2
+            """)
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("Only fixes since this date (YYYY-MM-DD, or ISO 8601 date and time).", valueName: "date"))
     var since: String?
@@ -102,10 +152,27 @@ struct History: AsyncParsableCommand {
 
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "config", abstract: "Show the effective configuration.", subcommands: [Show.self])
+        commandName: "config", abstract: "Show the effective configuration.",
+        discussion: """
+            Examples:
+              enlog config show
+              enlog config show --json
+            """,
+        subcommands: [Show.self])
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print every setting, its value and where it came from; secrets are hidden.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print every setting, its value and where it came from; secrets are hidden.",
+            discussion: """
+                The text form is TOML that can be pasted into config.toml; unset settings and secrets \
+                are commented out. Each line ends with where its value came from and the variable that \
+                overrides it.
+
+                Examples:
+                  enlog config show
+                  enlog config show --json
+                  ENLOG_GEOCODING_TIMEOUT=5 enlog config show
+                """)
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON.") var json = false
 

@@ -7,8 +7,13 @@ struct Reachability: AsyncParsableCommand {
         commandName: "reachability",
         abstract: "Tell, without any name lookup, whether Evernote could be reached now.",
         discussion: """
-            Checks for a route to the probe addresses, then races TCP connections to them within a
+            Checks for a route to the probe addresses, then races TCP connections to them within a \
             bounded time. Exit status: 0 reachable, 75 offline or link up without uplink.
+
+            Examples:
+              enlog reachability                          configured or well-known probes
+              enlog reachability --probe 192.0.2.10:443   one address of your own
+              enlog reachability --json --budget-ms 500   JSON, within half a second
             """
     )
 
@@ -30,6 +35,10 @@ struct Reachability: AsyncParsableCommand {
 
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "Indent the JSON.") var pretty = false
+
+    func validate() throws {
+        try NumericRange.budgetMilliseconds.check(budgetMs, flag: "--budget-ms")
+    }
 
     func run() async throws {
         let config = try global.loadConfig()

@@ -6,8 +6,14 @@ struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Upload the queued notes to Evernote, each exactly once.",
         discussion: """
-            Checks reachability by address first: offline, it returns at once (exit 75 when notes
+            Checks reachability by address first: offline, it returns at once (exit 75 when notes \
             are pending). Exit 0 when the queue is drained or nothing was due.
+
+            Examples:
+              enlog sync                 upload every note that is due
+              enlog sync --max 20 -v     at most 20 notes, one line per note on stderr
+              enlog sync --dry-run       say what would be uploaded
+              enlog sync --json -q       a JSON summary for scripts, errors only on stderr
             """
     )
 
@@ -18,11 +24,15 @@ struct Sync: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.") var quiet = false
     @Flag(name: .shortAndLong, help: "Print one line per note (id, action, guid) on stderr.") var verbose = false
 
+    func validate() throws {
+        try NumericRange.noteCount.check(max, flag: "--max")
+    }
+
     func run() async throws {
         let config = try global.loadConfig()
         let outbox = try global.openOutbox(config)
         // Progress only on a terminal; -q wins over -v.
-        let printer = SyncProgressPrinter(terminal: !quiet && isatty(STDERR_FILENO) == 1, verbose: verbose && !quiet,
+        let printer = SyncProgressPrinter(terminal: !quiet && SyncProgressPrinter.drawsProgress(), verbose: verbose && !quiet,
                                           write: { FileHandle.standardError.write(Data($0.utf8)) })
         let outcome: SyncSession.Outcome
         do {
@@ -37,7 +47,7 @@ struct Sync: AsyncParsableCommand {
             guard case .unreachable(let report, let waiting) = outcome else { return }
             let verdict = report.verdict == .offline ? "offline" : "no uplink"
             if !quiet {
-                Terminal.standardError("enlog: \(verdict) (checked in \(Int(report.elapsedMilliseconds)) ms); \(waiting) notes stay queued")
+                Terminal.standardError("enlog: \(verdict) (checked in \(Int(report.elapsedMilliseconds)) ms); \(counted(waiting, "note")) \(waiting == 1 ? "stays" : "stay") queued")
             }
             if json { Terminal.standardOutput(#"{"reachable": false, "remaining": \#(waiting)}"#) }
             if waiting > 0 { throw ExitStatus.temporary.exitCode }

@@ -5,8 +5,14 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate ENML notes offline, as Evernote's service would.",
         discussion: """
-            Problems are printed to stderr as PATH:LINE:COL: error: MESSAGE.
+            Problems are printed to stderr as PATH:LINE:COL: error: MESSAGE. \
             Exit status: 0 all valid, 1 some invalid, 2 usage or unreadable file.
+
+            Examples:
+              enlog validate note.enml             one file
+              enlog validate notes/                every *.enml below a directory
+              enlog queue show 3 | enlog validate -    standard input
+              enlog validate --json notes/ > report.json
             """
     )
 
