@@ -103,7 +103,7 @@ struct InputCommandTests {
         let home = try EnlogHome()
         let result = try home.run("log", "--at", at, "--no-geocode", "--no-sync")
         #expect(result.status == 0, "\(result.standardError)")
-        let note = try home.notes()[0]
+        let note = try #require(try home.notes().first)
         #expect(note["latitude"] as? Double == latitude)
         #expect(note["longitude"] as? Double == longitude)
     }
@@ -357,7 +357,7 @@ struct InputCommandTests {
     @Test func aPositionThatRoundsToZeroHasNoMinusSign() throws {
         let home = try EnlogHome()
         #expect(try home.run("log", "--at", "-0.0000001,-0.0000004", "--no-geocode", "--no-sync").status == 0)
-        let note = try home.notes()[0]
+        let note = try #require(try home.notes().first)
         let title = try #require(note["title"] as? String)
         #expect(title.hasSuffix(": 0.000000,0.000000"), "\(title)")
         let history = try home.run("history")
@@ -372,7 +372,7 @@ struct InputCommandTests {
         let rows = try home.run("history").standardOutput.split(separator: "\n")
         #expect(rows.count == 3)
         for row in rows { #expect(row.split(separator: "\t", omittingEmptySubsequences: false).count == 5, "\(row)") }
-        #expect(rows[0].hasSuffix("\t-\t-\tmanual"), "\(rows[0])")
-        #expect(rows[1].contains("\talt 50.5 m\t"), "\(rows[1])")
+        #expect(rows.contains { $0.hasSuffix("\t1.000000,2.000000\t-\t-\tmanual") }, "\(rows)")
+        #expect(rows.contains { $0.hasSuffix("\t3.000000,4.000000\talt 50.5 m\t-\tmanual") }, "\(rows)")
     }
 }
