@@ -96,7 +96,7 @@ extension SyncCommandTests {
         let logged = try home.run("log", "--at", "2,2")
         XCTAssertEqual(logged.status, 0, logged.standardError)
         XCTAssertTrue(logged.standardOutput.hasPrefix("logged note 2:"), logged.standardOutput)
-        XCTAssertTrue(logged.standardError.contains("uploaded 2 queued note(s)"), logged.standardError)
+        XCTAssertTrue(logged.standardError.contains("uploaded 2 queued notes;"), logged.standardError)
         let both = try await serverNoteTitles(server)
         XCTAssertEqual(both.count, 2)
     }
