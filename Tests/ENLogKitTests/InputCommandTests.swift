@@ -59,6 +59,23 @@ struct InputCommandTests {
         #expect(result.standardError.contains(named))
     }
 
+    /// Ports are numbers too: in an address setting they are checked with the setting.
+    @Test(arguments: [
+        ("ENLOG_NETWORK_PROBES", "192.0.2.1:99999"), ("ENLOG_NETWORK_PROBES", "192.0.2.1:0"),
+        ("ENLOG_NETWORK_PROBES", "192.0.2.1:443,192.0.2.2:-1"), ("ENLOG_LOCATION_GPSD", "127.0.0.1:65536"),
+        ("ENLOG_LOCATION_GPSD", "127.0.0.1:1e3"),
+    ])
+    func aBadPortInAnAddressSettingIsAConfigError(_ variable: String, _ value: String) throws {
+        var home = try EnlogHome()
+        home.extraEnvironment = [variable: value]
+        for command in [["config", "show"], ["reachability"], ["log", "--no-sync"]] {
+            let result = try Subprocess.run(Subprocess.enlog, command, environment: home.environment)
+            #expect(result.status == ExitStatusCode.config.rawValue, "\(command) \(variable)=\(value): \(result.standardError)")
+            #expect(result.standardErrorLines.count == 1)
+            #expect(result.standardError.hasPrefix("enlog: error: \(variable) "), "\(result.standardError)")
+        }
+    }
+
     @Test func aHugeGeocodingTimeoutInTheConfigFileNoLongerCrashes() throws {
         let home = try EnlogHome()
         try home.writeConfig("[geocoding]\ntimeout = 1e300\n")

@@ -241,6 +241,17 @@ public struct Config: Sendable {
             throw .invalidValue(origin: origin, name: setting.name, reason: "must be an http(s) URL")
         case .notebook where !NoteNames.isValidNotebook(value):
             throw .invalidValue(origin: origin, name: setting.name, reason: "'\(value)' \(NoteNames.notebookRule)")
+        case .gpsd where (try? GPSDLocation.Endpoint(parsing: value)) == nil:
+            throw .invalidValue(origin: origin, name: setting.name, reason: "is '\(value)'; it must be HOST:PORT with a port from 1 to 65535")
+        case .probes:
+            for item in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                do {
+                    _ = try ReachabilityAddress(parsing: item)
+                } catch {
+                    let detail = (error as? any ENLogError)?.reason ?? "\(error)"
+                    throw .invalidValue(origin: origin, name: setting.name, reason: "is wrong: \(detail) (IP:PORT literals, port 1 to 65535)")
+                }
+            }
         case .tags:
             if let tag = value.split(separator: ",").map(String.init)
                 .first(where: { !NoteNames.isValidTag($0.trimmingCharacters(in: .whitespaces)) }) {
