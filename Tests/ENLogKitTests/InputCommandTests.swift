@@ -125,6 +125,14 @@ struct InputCommandTests {
         #expect(note["longitude"] as? Double == longitude)
     }
 
+    @Test(arguments: ["1,2,99999999999999999999999999999999999999999", "1,2,-20000", "1,2,100000.5"])
+    func anAltitudeOutOfRangeIsABadLocation(_ at: String) throws {
+        let home = try EnlogHome()
+        let result = try home.run("log", "--at", at, "--no-geocode", "--no-sync")
+        #expect(result.status == ExitStatusCode.badLocation.rawValue, "\(result.standardError)")
+        #expect(result.standardError.contains("altitude"))
+    }
+
     @Test func theHelpSaysNegativePositionsWork() throws {
         let help = try EnlogHome().run("log", "--help")
         #expect(help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("--at -33.86,151.2"))
