@@ -45,7 +45,8 @@ struct Enlog: AsyncParsableCommand {
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch let error as any ENLogError {
-            fail(reason: error.reason, suggestion: error.recoverySuggestion, status: ExitStatus.of(error))
+            let status = ExitStatus.of(error)
+            fail(reason: error.reason, suggestion: error.recoverySuggestion ?? (status == .usage ? commandHelpHint : nil), status: status)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 // Usage mistakes: argument-parser's message on one line, the project's usage exit code.
@@ -79,12 +80,26 @@ struct Enlog: AsyncParsableCommand {
         return firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst("Error: ".count)) : firstLine
     }
 
-    /// argument-parser's "See 'enlog log --help' for more information." names the subcommand.
+    /// argument-parser's "See 'enlog log --help' for more information." names the subcommand
+    /// for a parsing error; for one thrown while running, the command line does.
     private static func usageHint(for error: Error) -> String {
         let full = fullMessage(for: error)
         if let start = full.range(of: "See '"), let end = full[start.upperBound...].firstIndex(of: "'") {
-            return "see `\(full[start.upperBound..<end])`"
+            let named = full[start.upperBound..<end]
+            if named != "enlog --help" { return "see `\(named)`" }
         }
-        return "see `enlog --help`"
+        return commandHelpHint
+    }
+
+    /// "see `enlog queue show --help`": the subcommands named at the start of the command line.
+    private static var commandHelpHint: String {
+        var path = ["enlog"]
+        var commands: [any ParsableCommand.Type] = configuration.subcommands
+        for argument in CommandLine.arguments.dropFirst() {
+            guard let next = commands.first(where: { $0._commandName == argument }) else { break }
+            path.append(argument)
+            commands = next.configuration.subcommands
+        }
+        return "see `\((path + ["--help"]).joined(separator: " "))`"
     }
 }

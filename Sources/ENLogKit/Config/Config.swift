@@ -29,7 +29,7 @@ public enum ConfigError: ENLogError, Equatable {
             return "`enlog config show` lists every setting"
         case .wrongType(let origin, _, _), .invalidValue(let origin, _, _):
             switch origin {
-            case .flag: return "see `enlog help`"
+            case .flag: return nil   // the command line says which command's --help to read
             case .environment(let variable): return "fix or unset \(variable)"
             case .file(let path): return "fix the setting in \(path)"
             case .defaultValue: return nil

@@ -34,7 +34,9 @@ public enum ConfigReport {
                 lines.append("[\(section)]")
             }
             let resolved = config.resolved[setting.name] ?? Config.Resolved(value: nil, origin: .defaultValue)
-            let where_ = "\(origin(resolved.origin)); \(setting.environmentNames[0])"
+            // Where it came from, and the variable that would override it (unless that is where).
+            var where_ = origin(resolved.origin)
+            if case .environment = resolved.origin {} else { where_ += "; \(setting.environmentNames[0])" }
             if let value = resolved.value, !setting.secret {
                 lines.append("\(setting.key) = \(tomlValue(value, for: setting))  # \(where_)")
             } else {
