@@ -242,6 +242,9 @@ struct InputCommandTests {
         #expect(result.standardErrorLines.count == 1, "\(arguments): \(result.standardError)")
         #expect(result.standardError.hasPrefix("enlog: error: "), "\(result.standardError)")
         #expect(result.standardError.contains("--help"), "\(result.standardError)")
+        if arguments[0] != "nonsense" {
+            #expect(result.standardError.contains("(see `enlog \(arguments[0])"), "the hint names the command: \(result.standardError)")
+        }
     }
 
     // MARK: - What a seasoned CLI user expects
