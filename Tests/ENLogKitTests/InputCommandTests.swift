@@ -305,7 +305,7 @@ struct InputCommandTests {
     }
 
     @Test(arguments: [
-        (["queue", "show", "99", "--json"], ExitStatusCode.usage),
+        (["queue", "show", "99", "--json"], ExitStatusCode.noInput),   // no outbox yet: nothing is created
         (["log", "--at", "100,2", "--no-geocode", "--json"], ExitStatusCode.badLocation),
         (["queue", "list", "--json", "--state", "lost"], ExitStatusCode.usage),
         (["history", "--json", "--since", "soon"], ExitStatusCode.usage),
