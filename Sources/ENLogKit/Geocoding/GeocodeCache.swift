@@ -129,31 +129,51 @@ public struct GeocodeCache: Sendable {
         } }
     }
 
-    /// Reserves the next request slot: the later of `now` and the previous slot plus
-    /// `minimumInterval`, recorded at once so that a concurrent process queues after it.
-    /// Returns the slot time; the caller waits until then before sending.
+    /// The latest reserved slot and the wall time it was reserved at (`v3-geocode-slot-clock`).
+    static let slotClockMigrationName = "v3-geocode-slot-clock"
+
+    /// Adds `reservedAt` to the shared slot; registered after every earlier migration of the file.
+    public static func registerSlotClockMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(slotClockMigrationName) { db in
+            try db.alter(table: "geocodeRateLimit") { t in
+                t.add(column: "reservedAt", .double).notNull().defaults(to: 0)
+            }
+        }
+    }
+
+    /// Reserves the next request slot, shared by every enlog process using this database: the
+    /// later of now and the latest slot already reserved plus `minimumInterval`. Returns the slot
+    /// time; the caller waits until then before sending. N processes asking at once get now,
+    /// now + 1 interval, …, now + (N − 1) intervals: a reservation is never discarded for lying
+    /// ahead, however many processes queue.
     ///
     /// Throws `.rateLimited` (reserving nothing) when the slot would be later than `latestStart`.
-    /// A recorded time more than `minimumInterval` in the future (the clock was set back) is
-    /// ignored.
+    ///
+    /// A clock set back: reservations run one at a time (an IMMEDIATE transaction) and read the
+    /// clock inside it, so on a sane clock each one sees a time no earlier than the previous
+    /// one's `reservedAt`. Seeing an earlier time means the wall clock went back; the stored slot
+    /// was then `slot − reservedAt` ahead of its own clock, and that distance is carried over to
+    /// the new clock as if no time had passed since (the cautious reading: never closer than the
+    /// interval, and never a wait longer than the reserving process itself accepted, rather than
+    /// an hour's block after the clock went back an hour).
     public func reserveRequestSlot(minimumInterval: TimeInterval, latestStart: Date,
-                                   now: Date = Date()) throws(GeocodingError) -> Date {
+                                   clock: () -> Date = { Date() }) throws(GeocodingError) -> Date {
         let outcome: Result<Double, GeocodingError> = try run {
             try writer.writeWithoutTransaction { db in
                 // IMMEDIATE: take the write lock before reading, so two processes cannot both
                 // read the same previous slot.
                 var outcome: Result<Double, GeocodingError> = .success(0)
                 try db.inTransaction(.immediate) {
-                    let nowSeconds = now.timeIntervalSince1970
-                    var last = try Double.fetchOne(db, sql: "SELECT lastRequestAt FROM geocodeRateLimit WHERE id = 1") ?? 0
-                    if last > nowSeconds + minimumInterval { last = 0 }
-                    let slot = max(nowSeconds, last + minimumInterval)
+                    let now = clock().timeIntervalSince1970
+                    let row = try Row.fetchOne(db, sql: "SELECT lastRequestAt, reservedAt FROM geocodeRateLimit WHERE id = 1")
+                    let latest = RequestSlot(start: row?["lastRequestAt"] ?? 0, reservedAt: row?["reservedAt"] ?? 0)
+                    let slot = latest.next(after: now, interval: minimumInterval)
                     if slot > latestStart.timeIntervalSince1970 {
-                        outcome = .failure(.rateLimited(waitSeconds: slot - nowSeconds))
+                        outcome = .failure(.rateLimited(waitSeconds: slot - now))
                         return .rollback
                     }
-                    try db.execute(sql: "INSERT OR REPLACE INTO geocodeRateLimit (id, lastRequestAt) VALUES (1, ?)",
-                                   arguments: [slot])
+                    try db.execute(sql: "INSERT OR REPLACE INTO geocodeRateLimit (id, lastRequestAt, reservedAt) VALUES (1, ?, ?)",
+                                   arguments: [slot, now])
                     outcome = .success(slot)
                     return .commit
                 }
@@ -161,6 +181,18 @@ public struct GeocodeCache: Sendable {
             }
         }
         return Date(timeIntervalSince1970: try outcome.get())
+    }
+
+    /// The latest reserved request slot, in seconds since 1970, and the wall time it was reserved at.
+    struct RequestSlot: Equatable {
+        var start: Double
+        var reservedAt: Double
+
+        /// The next free slot for a reservation made at `now` (see `reserveRequestSlot`).
+        func next(after now: Double, interval: Double) -> Double {
+            let latest = now < reservedAt ? now + max(0, start - reservedAt) : start
+            return max(now, latest + interval)
+        }
     }
 
     private func run<T>(_ body: () throws -> T) throws(GeocodingError) -> T {

@@ -105,7 +105,7 @@ public final class NominatimGeocoder: ReverseGeocoder {
         let deadline = start.addingTimeInterval(budget)
         let slot = try rateLimit.reserveRequestSlot(
             minimumInterval: configuration.minimumInterval.secondsValue,
-            latestStart: deadline.addingTimeInterval(-Self.minimumRequestTime), now: start)
+            latestStart: deadline.addingTimeInterval(-Self.minimumRequestTime), clock: now)
         let wait = slot.timeIntervalSince(now())
         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
 

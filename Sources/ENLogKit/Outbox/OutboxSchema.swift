@@ -77,6 +77,7 @@ enum OutboxSchema {
         }
         GeocodeCache.registerMigrations(&migrator)
         SyncState.registerMigrations(&migrator)
+        GeocodeCache.registerSlotClockMigration(&migrator)
         return migrator
     }
 }

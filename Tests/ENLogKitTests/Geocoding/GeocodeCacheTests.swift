@@ -102,21 +102,62 @@ final class GeocodeCacheTests: XCTestCase {
         let first = GeocodeCache(writer: try database.openPool())
         let second = GeocodeCache(writer: try database.openPool())   // as another process would
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let slot1 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3), now: now)
+        let slot1 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3), clock: { now })
         XCTAssertEqual(slot1, now)
         let slot2 = try second.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3),
-                                                  now: now.addingTimeInterval(0.25))
+                                                  clock: { now.addingTimeInterval(0.25) })
         XCTAssertEqual(slot2.timeIntervalSince(now), 1, accuracy: 0.0001)
         XCTAssertThrowsError(try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(1.5),
-                                                          now: now.addingTimeInterval(0.5))) {
+                                                          clock: { now.addingTimeInterval(0.5) })) {
             XCTAssertEqual($0 as? GeocodingError, .rateLimited(waitSeconds: 1.5))
         }
         // The refused call reserved nothing: the next slot is still 2 s.
         let slot3 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(5),
-                                                 now: now.addingTimeInterval(0.5))
+                                                 clock: { now.addingTimeInterval(0.5) })
         XCTAssertEqual(slot3.timeIntervalSince(now), 2, accuracy: 0.0001)
-        // A clock set back by an hour does not block requests for an hour.
+    }
+
+    /// Issue 9: the third and later processes queued at once used to see a slot "more than one
+    /// interval ahead", take it for a clock set back, and go at once. Any number of them queue.
+    func testEveryProcessQueuedAtOnceGetsItsOwnSlot() throws {
+        let database = try TemporaryDatabase()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var slots: [TimeInterval] = []
+        for index in 0..<12 {
+            let process = GeocodeCache(writer: try database.openPool())
+            let slot = try process.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(60),
+                                                      clock: { now.addingTimeInterval(Double(index) * 0.01) })
+            slots.append(slot.timeIntervalSince(now))
+        }
+        XCTAssertEqual(slots, (0..<12).map(Double.init))
+    }
+
+    /// A clock set back an hour neither blocks requests for an hour nor lets one go early: the
+    /// slot still pending keeps its distance, carried over to the new clock.
+    func testAClockSetBackKeepsThePendingSlotsDistance() throws {
+        let database = try TemporaryDatabase()
+        let cache = GeocodeCache(writer: try database.openPool())
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        _ = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })
+        let ahead = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })
+        XCTAssertEqual(ahead.timeIntervalSince(now), 1, accuracy: 0.0001)
         let back = now.addingTimeInterval(-3600)
-        XCTAssertEqual(try first.reserveRequestSlot(minimumInterval: 1, latestStart: back.addingTimeInterval(3), now: back), back)
+        let afterSetBack = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: back.addingTimeInterval(10), clock: { back })
+        XCTAssertEqual(afterSetBack.timeIntervalSince(back), 2, accuracy: 0.0001,
+                       "one interval after the slot still pending 1 s ahead, on the new clock")
+        // Set back with nothing pending (the last slot long past on the old clock): at once.
+        let later = back.addingTimeInterval(100)
+        _ = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: later.addingTimeInterval(10), clock: { later })
+        let wayBack = later.addingTimeInterval(-86_400)
+        XCTAssertEqual(try cache.reserveRequestSlot(minimumInterval: 1, latestStart: wayBack.addingTimeInterval(3), clock: { wayBack }),
+                       wayBack.addingTimeInterval(1))
+    }
+
+    func testRequestSlotArithmetic() {
+        typealias Slot = GeocodeCache.RequestSlot
+        XCTAssertEqual(Slot(start: 0, reservedAt: 0).next(after: 100, interval: 1), 100)
+        XCTAssertEqual(Slot(start: 105, reservedAt: 100).next(after: 100.5, interval: 1), 106, "five queued ahead")
+        XCTAssertEqual(Slot(start: 105, reservedAt: 100).next(after: 50, interval: 1), 56, "set back 50 s")
+        XCTAssertEqual(Slot(start: 90, reservedAt: 100).next(after: 50, interval: 1), 51, "set back, slot already past")
     }
 }

@@ -39,6 +39,7 @@ final class TemporaryDatabase {
         let pool = try DatabasePool(path: path, configuration: configuration)
         var migrator = DatabaseMigrator()
         GeocodeCache.registerMigrations(&migrator)
+        GeocodeCache.registerSlotClockMigration(&migrator)
         try migrator.migrate(pool)
         return pool
     }
