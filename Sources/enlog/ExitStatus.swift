@@ -61,6 +61,17 @@ enum ExitStatus: Int32, CaseIterable {
             .map { ($0.rawValue < 10 ? "   " : "  ") + "\($0.rawValue)  \($0.summary)" }.joined(separator: "\n")
     }
 
+    /// A sync's verdict (`SyncSummary.Verdict`) as an exit code.
+    static func of(_ verdict: SyncSummary.Verdict) -> ExitStatus {
+        switch verdict {
+        case .complete: return .success
+        case .tryLater: return .temporary
+        case .serviceUnavailable: return .unavailable
+        case .protocolError: return .protocolError
+        case .notesRejected: return .invalidNote
+        }
+    }
+
     /// The one place errors become exit codes.
     static func of(_ error: any Error) -> ExitStatus {
         switch error {

@@ -43,6 +43,9 @@ extension NumericRange {
     public static let fixAgeSeconds = NumericRange(0.1, 86_400, unit: "seconds")
     public static let accuracyMetres = NumericRange(0.1, 100_000, unit: "metres")
     public static let shortWaitSeconds = NumericRange(0.05, 60, unit: "seconds")
+    /// One Evernote request: long enough for a slow link, short enough that a hanging service
+    /// does not hold a sync for minutes per note.
+    public static let requestSeconds = NumericRange(1, 300, unit: "seconds")
     public static let budgetMilliseconds = NumericRange(50, 60_000, unit: "milliseconds", wholeNumbers: true)
     public static let noteCount = NumericRange(1, 1_000_000, unit: "notes", wholeNumbers: true)
     public static let authorizationSeconds = NumericRange(1, 86_400, unit: "seconds")

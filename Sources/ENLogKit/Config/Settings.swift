@@ -60,6 +60,7 @@ extension Setting {
     public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
     public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", range: .shortWaitSeconds, "longest the reachability check may take, seconds")
     public static let dnsTimeout = Setting("network.dns_timeout", .number, default: "5", range: .shortWaitSeconds, "longest wait for the Evernote host's name to resolve, seconds; past it a remembered address is used")
+    public static let requestTimeout = Setting("network.request_timeout", .number, default: "20", range: .requestSeconds, "longest wait for one Evernote request, seconds; past it the note stays queued and is looked up before it is sent again")
     public static let caFile = Setting("network.ca_file", .string, default: nil, "PEM file of CAs to trust for HTTPS instead of the system's (verification stays on)")
     public static let database = Setting("outbox.db", .string, default: nil, environment: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
@@ -68,7 +69,7 @@ extension Setting {
         gpsd, locationTimeout, maxAge, minAccuracy,
         geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
-        consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, caFile, database,
+        consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }

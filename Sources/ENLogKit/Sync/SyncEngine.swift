@@ -79,6 +79,9 @@ public struct SyncSummary: Sendable, Codable, Equatable {
         /// Several transient failures in a row (HTTP 5xx, timeouts, unreadable replies).
         case serviceFailing
         case cancelled
+        /// Reachability said so before any call: nothing was sent (`SyncSession`).
+        case offline
+        case noUplink
     }
 
     /// Created by this run.
@@ -100,6 +103,19 @@ public struct SyncSummary: Sendable, Codable, Equatable {
     public var notBefore: Date?
     /// The last error seen, one line.
     public var lastError: String?
+    /// The kind of the last failure that left a note queued or parked (see `verdict(for:)`).
+    public var failure: FailureClass?
+    /// Notes still waiting for their address after the run (not due until it is filled in or
+    /// given up on).
+    public var waitingForAddress = 0
+    /// Address lookups that failed this run, and the last one's error.
+    public var addressLookupsFailed = 0
+    public var lastAddressError: String?
+    /// Failed lookups (one per sync) a waiting note may still have before it is uploaded
+    /// without its address; nil when none waits.
+    public var addressTriesLeft: Int?
+    /// How the run ended, once everything above is final: what `enlog sync` exits with.
+    public var verdict: Verdict = .complete
 
     public init() {}
 }
@@ -198,6 +214,10 @@ public struct SyncEngine: Sendable {
             await engine.rememberConnectedAddress(state)
             var summary = try result.get()
             summary.remaining = try await Self.remaining(outbox)
+            let waits = try await state.addressWaits()
+            summary.waitingForAddress = waits.count
+            summary.addressTriesLeft = waits.count > 0 ? max(0, engine.options.addressAttempts - waits.fewestTries) : nil
+            summary.verdict = SyncSummary.verdict(for: summary)
             return summary
         }
         return try await withTaskCancellationHandler {
@@ -384,18 +404,34 @@ final class SyncRun {
                     summary.addressesResolved += 1
                     consecutiveLookupFailures = 0
                     continue
+                } catch let error as OutboxError {
+                    if case .noteNotFound = error { continue }   // dropped while its address was looked up
+                    throw error
                 } catch {
                     consecutiveLookupFailures += 1
-                    let tries = try await state.recordAddressFailure(id)
+                    summary.addressLookupsFailed += 1
+                    summary.lastAddressError = oneLine(error)
+                    guard let tries = try await state.recordAddressFailure(id) else { continue }   // dropped
                     if tries < options.addressAttempts { continue }
                 }
             } else if engine.placeLookup != nil && engine.renderer != nil && record != nil {
                 continue   // lookup budget for this run used up: try in a later run
             }
             // Give up on the address: upload the note as rendered at log time.
-            try await outbox.resolveAddress(id, placeName: note.placeName, title: note.title,
+            if try await releaseWithoutAddress(note) { summary.addressesResolved += 1 }
+        }
+    }
+
+    /// Gives up on a note's address: it goes as rendered at log time. False when the note is
+    /// gone (dropped meanwhile).
+    func releaseWithoutAddress(_ note: OutboxNote) async throws -> Bool {
+        do {
+            try await outbox.resolveAddress(note.id!, placeName: note.placeName, title: note.title,
                                             content: note.content, now: engine.clock())
-            summary.addressesResolved += 1
+            return true
+        } catch {
+            if case .noteNotFound = error { return false }
+            throw error
         }
     }
 
@@ -519,7 +555,8 @@ final class SyncRun {
             notebookGuid = try await self.notebookGuid(for: note.notebookName)
         } catch let error as EvernoteError where FailureKind.classify(error).isNoteLevel {
             // The notebook cannot be created (bad name, limit): this note cannot go.
-            _ = try await outbox.markSending(id, now: engine.clock())
+            guard try await claim(id) != nil else { return }
+            summary.noteFailure(error)
             try await fail(id, reason: oneLine(error), kind: .rejected)
             return
         } catch {
@@ -531,7 +568,7 @@ final class SyncRun {
         if needsLookup.contains(id) || (note.state == .pending && note.attempts > 0) {
             do {
                 if let found = try await findUploaded(note, notebookGuid: notebookGuid) {
-                    _ = try await outbox.markSending(id, now: engine.clock())
+                    guard try await claim(id) != nil else { return }
                     try await outbox.markSynced(id, guid: found.guid, usn: found.usn, now: engine.clock())
                     try await state.setNeedsLookup(id, false)
                     needsLookup.remove(id)
@@ -545,7 +582,7 @@ final class SyncRun {
                 return
             }
         }
-        let sending = try await outbox.markSending(id, now: engine.clock())   // committed before the request
+        guard let sending = try await claim(id) else { return }   // committed before the request
         do {
             // A client of its own, so a connection of its own: libcurl silently re-sends a request
             // on a reused keep-alive connection that the server closed without a reply, and for
@@ -567,6 +604,7 @@ final class SyncRun {
         } catch {
             let kind = FailureKind.classify(error)
             summary.lastError = oneLine(error)
+            if kind.leavesNoteBehind { summary.noteFailure(error) }
             switch kind {
             case .cancelled:
                 // Left `sending`: the next run looks it up.
@@ -585,13 +623,32 @@ final class SyncRun {
             case .rateLimited(let seconds):
                 let until = try await holdForRateLimit(seconds: seconds, error: error)
                 try await outbox.markFailed(id, reason: oneLine(error), retryAt: until, now: engine.clock())
+                summary.failed += 1   // queued again, due when the hold ends
                 report(id, .failed, guid: nil)
                 throw Stop(reason: .rateLimited)
             case .reauthenticate:
                 // Not stored; due again as soon as the user has signed in.
                 try await outbox.markFailed(id, reason: oneLine(error), retryAt: engine.clock(), now: engine.clock())
+                summary.failed += 1
                 report(id, .failed, guid: nil)
                 throw SyncError.reauthenticationRequired(detail: oneLine(error))
+            }
+        }
+    }
+
+    /// pending or failed → sending, or nil when the note is no longer there to send: dropped
+    /// (`enlog queue drop`) or changed by another command since this run listed it. Skipped,
+    /// not an error: the user asked for it.
+    func claim(_ id: Int64) async throws -> OutboxNote? {
+        do {
+            return try await outbox.markSending(id, now: engine.clock())
+        } catch {
+            switch error {
+            case .noteNotFound, .invalidTransition:
+                options.observer?(.notice("note \(id) skipped: dropped or changed while this sync ran"))
+                return nil
+            default:
+                throw error
             }
         }
     }
@@ -600,7 +657,10 @@ final class SyncRun {
     func handleRunLevel(_ error: Error) async throws {
         if let stop = error as? Stop { throw stop }
         if error is OutboxError { throw error }
-        summary.lastError = oneLine(error)
+        switch FailureKind.classify(error) {
+        case .reauthenticate, .cancelled: summary.lastError = oneLine(error)
+        default: summary.noteFailure(error)
+        }
         switch FailureKind.classify(error) {
         case .reauthenticate: throw SyncError.reauthenticationRequired(detail: oneLine(error))
         case .rateLimited(let seconds):
@@ -664,6 +724,15 @@ final class SyncRun {
 }
 
 extension FailureKind {
+    /// The note stays queued (or is parked) because of a failure, which decides the run's
+    /// verdict; rate limits and refused tokens end the run with their own reasons instead.
+    var leavesNoteBehind: Bool {
+        switch self {
+        case .ambiguous, .notProcessed, .rejected, .quota: return true
+        case .rateLimited, .reauthenticate, .cancelled: return false
+        }
+    }
+
     /// Errors about this note (or its notebook) rather than the account or the network.
     var isNoteLevel: Bool {
         if case .rejected = self { return true }

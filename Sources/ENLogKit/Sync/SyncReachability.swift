@@ -5,6 +5,33 @@ import Foundation
 /// earlier sync reached it at (`remembered`, from `SyncState`); never a name, so the check
 /// cannot hang on DNS.
 public enum SyncReachability {
+    /// What a sync checks for an account, and what it needs to connect afterwards.
+    public struct Plan: Sendable {
+        public var configuration: ReachabilityConfiguration
+        /// The address an earlier sync reached the NoteStore host at (host names only, no proxy).
+        public var remembered: String?
+        /// `https_proxy` is set: the proxy is probed and resolves the host.
+        public var proxied: Bool
+    }
+
+    /// The reachability check `enlog sync` makes before uploading for the NoteStore at
+    /// `noteStoreURL`: the one `enlog reachability` also makes when signed in.
+    public static func plan(config: Config, outbox: OutboxStore, noteStoreURL: String,
+                            environment: [String: String]) async throws -> Plan {
+        // Through a proxy, the proxy resolves the host and is the address connected to: neither
+        // a local lookup nor a remembered NoteStore address applies.
+        let proxied = ReachabilityConfiguration.proxy(from: environment) != nil
+        var remembered: String?
+        if let endpoint = NoteStoreEndpoint(url: noteStoreURL), endpoint.isName, !proxied {
+            remembered = try await SyncState(writer: outbox.databaseWriter).rememberedAddress(host: endpoint.host)
+        }
+        let reachability = configuration(noteStoreURL: noteStoreURL, probes: config.list(.probes),
+                                         budget: config.duration(.probeBudget), environment: environment,
+                                         remembered: remembered.map { [$0] } ?? [])
+        try ReachabilityChecker.validate(reachability)
+        return Plan(configuration: reachability, remembered: remembered, proxied: proxied)
+    }
+
     public static func configuration(noteStoreURL: String, probes: [String], budget: Duration,
                                      environment: [String: String],
                                      remembered: [String] = []) -> ReachabilityConfiguration {

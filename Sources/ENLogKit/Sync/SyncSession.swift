@@ -4,9 +4,16 @@ import Foundation
 /// `sync` command and the opportunistic sync after `log`.
 public struct SyncSession: Sendable {
     public enum Outcome: Sendable {
-        /// Not reachable: nothing was sent. `waiting` notes stay queued.
-        case unreachable(ReachabilityReport, waiting: Int)
+        /// Not reachable: nothing was sent. The summary says so (`offline`/`noUplink`, the notes
+        /// left waiting), in the same shape as a run's.
+        case unreachable(ReachabilityReport, SyncSummary)
         case synced(SyncSummary)
+
+        public var summary: SyncSummary {
+            switch self {
+            case .unreachable(_, let summary), .synced(let summary): return summary
+            }
+        }
     }
 
     let config: Config
@@ -19,37 +26,34 @@ public struct SyncSession: Sendable {
         self.account = account
     }
 
-    public func run(maxNotes: Int? = nil, dryRun: Bool = false,
+    /// - Parameter requestTimeout: the longest one NoteStore request may take (default:
+    ///   `network.request_timeout`).
+    public func run(maxNotes: Int? = nil, dryRun: Bool = false, requestTimeout: Duration? = nil,
                     environment: [String: String] = ProcessInfo.processInfo.environment,
                     observer: (@Sendable (SyncEvent) -> Void)? = nil) async throws -> Outcome {
         guard let noteStoreURL = account.credentials.noteStoreUrl else {
             throw AuthError.credentialsMissing(path: "the NoteStore URL of the stored account")
         }
         let endpoint = NoteStoreEndpoint(url: noteStoreURL)
-        // Through a proxy, the proxy resolves the host and is the address connected to: neither
-        // a local lookup nor a remembered NoteStore address applies.
-        let proxied = ReachabilityConfiguration.proxy(from: environment) != nil
-        let state = try await SyncState(writer: outbox.databaseWriter)
-        var remembered: String?
-        if let endpoint, endpoint.isName, !proxied {
-            remembered = try await state.rememberedAddress(host: endpoint.host)
-        }
-        let reachability = SyncReachability.configuration(
-            noteStoreURL: noteStoreURL, probes: config.list(.probes),
-            budget: config.duration(.probeBudget), environment: environment,
-            remembered: remembered.map { [$0] } ?? [])
-        try ReachabilityChecker.validate(reachability)
-        let report = await ReachabilityChecker.check(reachability)
-        let counts = try await outbox.counts()
-        let waiting = (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0)
+        let plan = try await SyncReachability.plan(config: config, outbox: outbox, noteStoreURL: noteStoreURL,
+                                                   environment: environment)
+        let report = await ReachabilityChecker.check(plan.configuration)
+        let waiting = try await SyncEngine.remaining(outbox)
         guard case .reachable = report.verdict else {
-            return .unreachable(report, waiting: waiting)
+            var summary = SyncSummary()
+            summary.stoppedBecause = report.verdict == .offline ? .offline : .noUplink
+            summary.remaining = waiting
+            summary.verdict = SyncSummary.verdict(for: summary)
+            return .unreachable(report, summary)
         }
         var http = HTTPConfiguration(caFile: config.string(.caFile))
+        let timeout = requestTimeout ?? config.duration(.requestTimeout)
+        http.totalTimeout = timeout
+        http.connectTimeout = min(http.connectTimeout, timeout)
         // Nothing queued: no NoteStore call will be made, so no lookup to wait for either.
-        if let endpoint, !proxied, !dryRun, waiting > 0 {
+        if let endpoint, !plan.proxied, !dryRun, waiting > 0 {
             let decision = try await NoteStoreAddressing.decide(
-                endpoint: endpoint, remembered: remembered,
+                endpoint: endpoint, remembered: plan.remembered,
                 timeout: max(.milliseconds(100), config.duration(.dnsTimeout)))
             http.resolve = decision.resolve
             if let note = decision.note { observer?(.notice(note)) }
@@ -57,18 +61,46 @@ public struct SyncSession: Sendable {
         let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
         let renderer = try NoteRenderer(config: config)
         let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
-                                http: http, rememberAddress: !proxied,
+                                http: http, rememberAddress: !plan.proxied,
                                 placeLookup: places, renderer: renderer,
                                 options: SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey,
                                                      observer: observer))
         return .synced(try await engine.run())
     }
 
-    /// The sync after `log`: a few notes within a bounded time, and no error ever surfaces — the
-    /// logged note is already stored, and the next `enlog sync` does the rest. nil when nothing ran.
-    public func runOpportunistically(maxNotes: Int = 20, budget: Duration = .seconds(10)) async -> SyncSummary? {
-        let outcome = try? await withDeadline(budget) { try await self.run(maxNotes: maxNotes) }
-        guard case .synced(let summary)? = outcome else { return nil }
-        return summary
+    /// What the upload after `log` did, for the one line `log` prints about it.
+    public enum OpportunisticUpload: Sendable {
+        /// Not reachable, or nothing to do: nothing to say.
+        case skipped
+        case finished(SyncSummary)
+        /// The budget ran out (a hanging service): the request in flight was abandoned. The
+        /// logged note is queued unless it was uploaded before; `remaining` notes wait.
+        case timedOut(budget: Duration, loggedNoteQueued: Bool, remaining: Int)
+        /// The sync could not run or stopped with an error (another sync running, token refused…).
+        case failed(any ENLogError)
+    }
+
+    /// The sync after `log`: a few notes within a bounded time (each request bounded by the
+    /// budget too), and no error ever surfaces as a failure — the logged note is already stored,
+    /// and the next `enlog sync` does the rest.
+    public func runOpportunistically(loggedNote: Int64?, maxNotes: Int = 20,
+                                     budget: Duration = .seconds(10)) async -> OpportunisticUpload {
+        let timeout = min(budget, config.duration(.requestTimeout))
+        do {
+            let outcome = try await withDeadline(budget) {
+                try await self.run(maxNotes: maxNotes, requestTimeout: timeout)
+            }
+            guard case .synced(let summary) = outcome else { return .skipped }
+            return .finished(summary)
+        } catch is DeadlineExceeded {
+            var loggedNoteQueued = true
+            if let loggedNote, let note = try? await outbox.note(id: loggedNote) { loggedNoteQueued = note.state != .synced }
+            return .timedOut(budget: budget, loggedNoteQueued: loggedNoteQueued,
+                             remaining: (try? await SyncEngine.remaining(outbox)) ?? 0)
+        } catch let error as any ENLogError {
+            return .failed(error)
+        } catch {
+            return .skipped
+        }
     }
 }

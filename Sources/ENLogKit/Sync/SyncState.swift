@@ -124,14 +124,28 @@ public struct SyncState: Sendable {
         }
     }
 
-    /// Counts one more failed address lookup for the note; returns the new count.
-    public func recordAddressFailure(_ noteId: Int64) async throws -> Int {
+    /// Counts one more failed address lookup for the note; returns the new count, or nil when
+    /// the note is gone (dropped meanwhile).
+    public func recordAddressFailure(_ noteId: Int64) async throws -> Int? {
         try await writer.write { db in
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM note WHERE id = ?", arguments: [noteId]) != nil else { return nil }
             try db.execute(sql: """
                 INSERT INTO syncNote (noteId, addressTries) VALUES (?, 1)
                 ON CONFLICT(noteId) DO UPDATE SET addressTries = addressTries + 1
                 """, arguments: [noteId])
             return try Int.fetchOne(db, sql: "SELECT addressTries FROM syncNote WHERE noteId = ?", arguments: [noteId]) ?? 1
+        }
+    }
+
+    /// Queued notes still waiting for their address, and the fewest failed lookups among them.
+    public func addressWaits() async throws -> (count: Int, fewestTries: Int) {
+        try await writer.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS count, MIN(COALESCE(syncNote.addressTries, 0)) AS fewest
+                FROM note LEFT JOIN syncNote ON syncNote.noteId = note.id
+                WHERE note.addressPending AND note.state IN ('pending', 'failed')
+                """)
+            return (row?["count"] ?? 0, row?["fewest"] ?? 0)
         }
     }
 }

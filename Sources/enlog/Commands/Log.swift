@@ -83,17 +83,31 @@ struct Log: AsyncParsableCommand {
                 Terminal.standardError("enlog: note: no address yet (\(problem)); it is filled in before upload")
             }
         }
-        if !noSync { await uploadOpportunistically(config: config, outbox: outbox) }
+        if !noSync { await uploadOpportunistically(config: config, outbox: outbox, logged: outcome.note.id!) }
     }
 
     /// After the note is stored and reported: if signed in and the network is there, upload a few
     /// queued notes within a bounded time. Whatever happens, the logged note stays logged and
-    /// `log` succeeds; the next `enlog sync` does the rest.
-    private func uploadOpportunistically(config: Config, outbox: OutboxStore) async {
+    /// `log` succeeds; the next `enlog sync` does the rest. What went wrong is one line on stderr.
+    private func uploadOpportunistically(config: Config, outbox: OutboxStore, logged: Int64) async {
         guard let credentials = try? Account.credentialStore().loadIfPresent() else { return }
         let session = SyncSession(config: config, outbox: outbox, account: EvernoteAccount(credentials: credentials))
-        if let summary = await session.runOpportunistically(), !json, summary.uploaded > 0 {
-            Terminal.standardError("enlog: uploaded \(counted(summary.uploaded, "queued note")); \(summary.remaining) remaining")
+        let queued = "note \(logged) stays queued, run `enlog sync`"
+        switch await session.runOpportunistically(loggedNote: logged) {
+        case .skipped:
+            break
+        case .finished(let summary):
+            if summary.uploaded > 0 && !json {
+                Terminal.standardError("enlog: uploaded \(counted(summary.uploaded, "queued note")); \(summary.remaining) remaining")
+            }
+            if summary.verdict != .complete, let problem = SyncReport.problem(summary) {
+                Terminal.standardError("enlog: upload stopped: \(problem)")
+            }
+        case .timedOut(let budget, let loggedNoteQueued, let remaining):
+            let left = loggedNoteQueued ? queued : "\(counted(remaining, "note")) \(remaining == 1 ? "stays" : "stay") queued, run `enlog sync`"
+            Terminal.standardError("enlog: upload timed out after \(budget.components.seconds) s; \(left)")
+        case .failed(let error):
+            Terminal.standardError("enlog: upload failed: \(error.reason); \(queued)")
         }
     }
 }

@@ -6,8 +6,12 @@ struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Upload the queued notes to Evernote, each exactly once.",
         discussion: """
-            Checks reachability by address first: offline, it returns at once (exit 75 when notes \
-            are pending). Exit 0 when the queue is drained or nothing was due.
+            Checks reachability by address first: offline, it returns at once. Exit status: 0 when \
+            everything due went (or nothing was due, or --max was reached); when notes stay queued \
+            or parked, 75 to try later (offline, no uplink, rate limited, quota, addresses to look \
+            up), 69 when Evernote could not be reached or failed (connection, timeout, HTTP 5xx), \
+            76 when it answered something that is not the protocol (an HTML page, garbage), 1 when \
+            it refused a note (parked), 77 when it refused the token. -q still prints the error.
 
             Examples:
               enlog sync                 upload every note that is due
@@ -43,27 +47,17 @@ struct Sync: AsyncParsableCommand {
             throw error
         }
         printer.finish()
-        guard case .synced(let summary) = outcome else {
-            guard case .unreachable(let report, let waiting) = outcome else { return }
-            let verdict = report.verdict == .offline ? "offline" : "no uplink"
-            if !quiet {
-                Terminal.standardError("enlog: \(verdict) (checked in \(Int(report.elapsedMilliseconds)) ms); \(counted(waiting, "note")) \(waiting == 1 ? "stays" : "stay") queued")
-            }
-            if json { Terminal.standardOutput(#"{"reachable": false, "remaining": \#(waiting)}"#) }
-            if waiting > 0 { throw ExitStatus.temporary.exitCode }
-            return
-        }
+        let summary = outcome.summary
         if json {
             Terminal.standardOutput(try JSONOutput.encode(summary))
-        } else if !quiet {
+        } else if !quiet, case .synced = outcome {
             Terminal.standardOutput(SyncReport.line(summary))
         }
-        // A `where` clause on a multi-pattern case binds to its last pattern only, so the
-        // condition is spelled out: a run cut short by the service or network, notes left.
-        let cutShort: Set<SyncSummary.StopReason> = [.rateLimited, .networkDown, .serviceFailing]
-        if cutShort.contains(summary.stoppedBecause) && summary.remaining > 0 {
-            throw ExitStatus.temporary.exitCode
-        }
+        let status = ExitStatus.of(summary.verdict)
+        guard status != .success else { return }
+        // Even with -q: a failure is always one line on stderr.
+        if let problem = SyncReport.problem(summary) { Terminal.standardError("enlog: error: \(problem)") }
+        throw status.exitCode
     }
 }
 
@@ -79,6 +73,47 @@ enum SyncReport {
         if summary.stoppedBecause != .completed { line += "; stopped: \(summary.stoppedBecause.rawValue)" }
         if let notBefore = summary.notBefore { line += "; next try not before \(ISO8601DateFormatter().string(from: notBefore))" }
         if let error = summary.lastError { line += "; last error: \(error)" }
+        if let waiting = addressWait(summary) { line += "; " + waiting }
         return line
+    }
+
+    /// Why notes wait for their address, and until when.
+    static func addressWait(_ summary: SyncSummary) -> String? {
+        guard summary.waitingForAddress > 0 else { return nil }
+        var text = summary.waitingForAddress == 1 ? "1 note waits for its address"
+            : "\(summary.waitingForAddress) notes wait for their address"
+        if let error = summary.lastAddressError { text += " (lookup failed: \(error))" }
+        if let left = summary.addressTriesLeft {
+            text += left > 0 ? ", looked up again at each sync and sent without it after \(left) more failed lookup\(left == 1 ? "" : "s")"
+                : ", sent without it at the next sync"
+        }
+        return text
+    }
+
+    /// The `enlog: error:` line of a sync that did not complete (nil when it did).
+    static func problem(_ summary: SyncSummary) -> String? {
+        let left = summary.remaining == 1 ? "1 note stays queued" : "\(summary.remaining) notes stay queued"
+        let why = summary.lastError.map { ": \($0)" } ?? ""
+        switch summary.verdict {
+        case .complete:
+            return nil
+        case .tryLater:
+            switch summary.stoppedBecause {
+            case .offline: return "offline; \(left) (run `enlog sync` when online)"
+            case .noUplink: return "no uplink (a route exists, no probe answered); \(left) (run `enlog sync` later)"
+            case .rateLimited:
+                let until = summary.notBefore.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+                return "Evernote asked to slow down\(until); \(left)"
+            default:
+                if summary.failure == nil, let waiting = addressWait(summary) { return waiting }
+                return "\(left)\(why) (run `enlog sync` later)"
+            }
+        case .serviceUnavailable:
+            return "Evernote could not be reached or did not answer\(why); \(left) (the next `enlog sync` retries them)"
+        case .protocolError:
+            return "Evernote's address answered something that is not Evernote's protocol\(why); \(left) (check the configured host and any proxy or captive portal)"
+        case .notesRejected:
+            return "Evernote refused \(summary.parked == 1 ? "a note" : "\(summary.parked) notes")\(why) (see `enlog queue list --state parked`; `enlog queue retry ID` after fixing)"
+        }
     }
 }
