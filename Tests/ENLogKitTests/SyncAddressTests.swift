@@ -139,3 +139,33 @@ private final class ManualInstant: Sendable {
     var now: ContinuousClock.Instant { value.withLock { $0 } }
     func advance(_ d: Duration) { value.withLock { $0 += d } }
 }
+
+/// Issue 8: `enlog reachability` probed public anycast addresses even when signed in to a host
+/// whose address a sync had remembered. It checks what `sync` checks, and says which targets.
+final class ReachabilityCommandTargetTests: XCTestCase {
+    func testSignedInItProbesTheRememberedNoteStoreAddressAndNamesTheTargets() async throws {
+        let server = try NominatimTestServer()   // any loopback listener: only its port answers
+        defer { server.stop() }
+        var home = try EnlogHome()
+        let closed = try freeLoopbackPort()
+        home.extraEnvironment["ENLOG_NETWORK_PROBES"] = "127.0.0.1:\(closed)"
+        try CredentialStore(path: home.directory.path("config/enlog/credentials.json")).save(Credentials(
+            service: .custom, host: "https://notestore.invalid", authProtocol: .token, userId: 1,
+            noteStoreUrl: "https://notestore.invalid/shard/s1/notestore", token: "S=s1:U=1:E=r:C=t:P=1:A=enlog:V=2:H=r"))
+        XCTAssertEqual(try home.run("log", "--at", "1,1", "--no-geocode", "--no-sync").status, 0)
+        let outbox = try OutboxStore(path: home.database)
+        try await SyncState(writer: outbox.databaseWriter).rememberAddress("127.0.0.1:\(server.port)", host: "notestore.invalid")
+
+        let text = try home.run("reachability")
+        XCTAssertEqual(text.status, 0, text.standardOutput + text.standardError)
+        XCTAssertEqual(text.standardOutput.split(separator: "\n").first.map(String.init),
+                       "targets: NoteStore address 127.0.0.1:\(server.port); probes 127.0.0.1:\(closed)")
+        XCTAssertTrue(text.standardOutput.contains("reachable: 127.0.0.1:\(server.port)"), text.standardOutput)
+
+        let json = try home.run("reachability", "--json")
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let targets = try XCTUnwrap(report["targets"] as? [String: Any])
+        XCTAssertEqual(targets["remembered"] as? [String], ["127.0.0.1:\(server.port)"])
+        XCTAssertEqual(targets["probes"] as? [String], ["127.0.0.1:\(closed)"])
+    }
+}

@@ -78,6 +78,17 @@ final class SyncCommandTests: XCTestCase {
         print("offline sync in a namespace: exit \(result.status) after \(Int(result.milliseconds)) ms: \(result.output)")
         XCTAssertEqual(result.status, 75, result.output)
         XCTAssertTrue(result.output.contains("offline"), result.output)
+        // `--json` has the shape it has online: the summary, saying why nothing went.
+        let json = try runCommand("/usr/sbin/ip", ["netns", "exec", namespace, "/usr/bin/env", "-i"] + environment
+                                      + [Subprocess.enlog.path, "sync", "--json"])
+        XCTAssertEqual(json.status, 75, json.output)
+        let start = try XCTUnwrap(json.output.firstIndex(of: "{"))
+        let end = try XCTUnwrap(json.output.lastIndex(of: "}"))
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.output[start...end].utf8)) as? [String: Any])
+        XCTAssertEqual(summary["stoppedBecause"] as? String, "offline")
+        XCTAssertEqual(summary["verdict"] as? String, "tryLater")
+        XCTAssertEqual(summary["remaining"] as? Int, 2)
+        XCTAssertEqual(summary["uploaded"] as? Int, 0)
         XCTAssertEqual(try home.run("queue", "list", "--state", "pending").standardOutput.split(separator: "\n").count, 2)
     }
 }

@@ -98,6 +98,9 @@ final class SyncEngineTests: XCTestCase {
         let first = try await f.engine().run()
         XCTAssertEqual(first.stoppedBecause, .rateLimited)
         XCTAssertEqual(first.uploaded, 0)
+        XCTAssertEqual(first.failed, 1, "the rate-limited note is counted (issue 8)")
+        XCTAssertEqual(first.remaining, 5)
+        XCTAssertEqual(first.verdict, .tryLater)
         let notBefore = try XCTUnwrap(first.notBefore)
         XCTAssertEqual(notBefore.timeIntervalSince(f.clock.now), 600, accuracy: 5)
 

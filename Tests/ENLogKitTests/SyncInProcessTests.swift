@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GRDB
 @testable import ENLogKit
 
 /// The sync engine against the in-process account: fast, no process, same exactly-once rules.
@@ -72,5 +73,30 @@ final class SyncInProcessTests: XCTestCase {
         XCTAssertTrue(evernote.notes.isEmpty)
         let counts = try await outbox.counts()
         XCTAssertEqual((counts[.pending] ?? 0) + (counts[.failed] ?? 0), 3)
+    }
+}
+
+extension SyncInProcessTests {
+    /// Issue 8: `enlog queue drop ID` while a sync runs aborted the sync (`noteNotFound` from
+    /// `markSending`, exit 2). A note dropped meanwhile is skipped; the others go.
+    func testANoteDroppedDuringTheSyncIsSkipped() async throws {
+        let queued = try await enqueue(5)
+        let path = outbox.path
+        let victim = queued[3].id!
+        let engine = SyncEngine(
+            outbox: outbox, noteStoreURL: "https://in-process.invalid/shard/s1/notestore", token: Self.token,
+            makeClient: { [evernote] _, token in NoteStoreClient(transport: evernote!, authenticationToken: token) },
+            options: SyncOptions(observer: { event in
+                // After the first upload, another process drops a note this run has already listed.
+                guard case .note(let id, .uploaded, _) = event, id == queued[0].id else { return }
+                // What `enlog queue drop` commits, from a connection of its own (as another process).
+                let other = try! DatabaseQueue(path: path)
+                try! other.write { try $0.execute(sql: "DELETE FROM note WHERE id = ? AND state != 'sending'", arguments: [victim]) }
+            }))
+        let summary = try await engine.run()
+        XCTAssertEqual(summary.uploaded, 4)
+        XCTAssertEqual(summary.remaining, 0)
+        XCTAssertEqual(summary.verdict, .complete)
+        XCTAssertEqual(evernote.notes.count, 4)
     }
 }

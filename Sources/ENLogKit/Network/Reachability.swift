@@ -108,7 +108,8 @@ public struct ReachabilityReport: Sendable {
     }
 
     /// The report as one JSON object (keys sorted), the `enlog reachability --json` output.
-    public func json(pretty: Bool = false) -> String {
+    /// - Parameter targets: what was probed and why (`enlog reachability` adds it).
+    public func json(pretty: Bool = false, targets: [String: Any]? = nil) -> String {
         var object: [String: Any] = [
             "verdict": verdict.name,
             "elapsedMilliseconds": (elapsedMilliseconds * 10).rounded() / 10,
@@ -129,6 +130,7 @@ public struct ReachabilityReport: Sendable {
         if case .reachable(let address) = verdict { object["address"] = address.description }
         if let name = resolvedProxyName { object["resolvedProxyName"] = name }
         if !notes.isEmpty { object["notes"] = notes }
+        if let targets { object["targets"] = targets }
         var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
         if pretty { options.insert(.prettyPrinted) }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: options) else { return "{}" }

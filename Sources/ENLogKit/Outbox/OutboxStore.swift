@@ -263,9 +263,27 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// Removes a note from the outbox; its fix stays in the history. Refused while it is being sent.
-    public func drop(_ id: Int64) async throws(OutboxError) {
-        _ = try await transition(id, .drop, allowedFrom: [.pending, .failed, .parked, .synced], delete: true) { _ in }
+    /// Removes a note from the outbox; its fix stays in the history. Refused while it is being
+    /// sent, unless `includingSending` (the caller holds the sync lock: no sync is sending it).
+    /// Returns the note as it was.
+    @discardableResult
+    public func drop(_ id: Int64, includingSending: Bool = false) async throws(OutboxError) -> OutboxNote {
+        let allowed: Set<OutboxNote.State> = includingSending ? [.pending, .failed, .parked, .synced, .sending]
+            : [.pending, .failed, .parked, .synced]
+        return try await transition(id, .drop, allowedFrom: allowed, delete: true) { _ in }
+    }
+
+    /// sending → pending for a note no sync is sending (the caller holds the sync lock): its
+    /// upload was cut off with an unknown outcome. The attempt count is kept (at least 1), which
+    /// tells the sync engine to look the note up in Evernote before creating it again.
+    @discardableResult
+    public func requeueSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .retry, allowedFrom: [.sending]) { note in
+            note.state = .pending
+            note.attempts = max(note.attempts, 1)
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
     }
 
     /// Fills in the geocoded address of a note queued with `addressPending`.
@@ -326,6 +344,15 @@ public struct OutboxStore: Sendable {
             let pending = try Self.dueRequest(state: .pending, now: now, limit: limit, account: account).fetchAll(db)
             let failed = try Self.dueRequest(state: .failed, now: now, limit: limit, account: account).fetchAll(db)
             return Array((pending + failed).sorted { $0.id! < $1.id! }.prefix(limit))
+        }
+    }
+
+    /// Failed notes waiting for their retry time, and the earliest of those times.
+    public func retryWaits() async throws(OutboxError) -> (count: Int, next: Date?) {
+        try await read { db in
+            let failed = OutboxNote.filter(OutboxNote.Columns.state == OutboxNote.State.failed)
+            return (try failed.fetchCount(db),
+                    try Date.fetchOne(db, failed.select(min(OutboxNote.Columns.nextAttemptAt))))
         }
     }
 

@@ -105,6 +105,9 @@ public struct SyncSummary: Sendable, Codable, Equatable {
     public var lastError: String?
     /// The kind of the last failure that left a note queued or parked (see `verdict(for:)`).
     public var failure: FailureClass?
+    /// Notes that failed (this run or an earlier one) and wait for their retry time; the earliest.
+    public var waitingForRetry = 0
+    public var nextRetryAt: Date?
     /// Notes still waiting for their address after the run (not due until it is filled in or
     /// given up on).
     public var waitingForAddress = 0
@@ -214,6 +217,9 @@ public struct SyncEngine: Sendable {
             await engine.rememberConnectedAddress(state)
             var summary = try result.get()
             summary.remaining = try await Self.remaining(outbox)
+            let retries = try await outbox.retryWaits()
+            summary.waitingForRetry = retries.count
+            summary.nextRetryAt = retries.next
             let waits = try await state.addressWaits()
             summary.waitingForAddress = waits.count
             summary.addressTriesLeft = waits.count > 0 ? max(0, engine.options.addressAttempts - waits.fewestTries) : nil

@@ -16,13 +16,14 @@ public enum SyncReachability {
 
     /// The reachability check `enlog sync` makes before uploading for the NoteStore at
     /// `noteStoreURL`: the one `enlog reachability` also makes when signed in.
-    public static func plan(config: Config, outbox: OutboxStore, noteStoreURL: String,
+    /// - Parameter outbox: where the remembered address is kept; nil (no outbox yet): none.
+    public static func plan(config: Config, outbox: OutboxStore?, noteStoreURL: String,
                             environment: [String: String]) async throws -> Plan {
         // Through a proxy, the proxy resolves the host and is the address connected to: neither
         // a local lookup nor a remembered NoteStore address applies.
         let proxied = ReachabilityConfiguration.proxy(from: environment) != nil
         var remembered: String?
-        if let endpoint = NoteStoreEndpoint(url: noteStoreURL), endpoint.isName, !proxied {
+        if let outbox, let endpoint = NoteStoreEndpoint(url: noteStoreURL), endpoint.isName, !proxied {
             remembered = try await SyncState(writer: outbox.databaseWriter).rememberedAddress(host: endpoint.host)
         }
         let reachability = configuration(noteStoreURL: noteStoreURL, probes: config.list(.probes),
@@ -30,6 +31,15 @@ public enum SyncReachability {
                                          remembered: remembered.map { [$0] } ?? [])
         try ReachabilityChecker.validate(reachability)
         return Plan(configuration: reachability, remembered: remembered, proxied: proxied)
+    }
+
+    /// The targets a check uses, for `enlog reachability` to show: the proxy alone when set,
+    /// else the NoteStore's remembered address (or its address literal) first, then the probes.
+    public static func targets(of configuration: ReachabilityConfiguration) -> (proxy: String?, remembered: [String], probes: [String]) {
+        if let proxy = configuration.proxy { return (proxy, [], []) }
+        let probes = configuration.probeAddresses.isEmpty ? ReachabilityConfiguration.defaultProbeAddresses
+            : configuration.probeAddresses
+        return (nil, configuration.rememberedAddresses, probes.filter { !configuration.rememberedAddresses.contains($0) })
     }
 
     public static func configuration(noteStoreURL: String, probes: [String], budget: Duration,

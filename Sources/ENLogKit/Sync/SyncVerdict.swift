@@ -84,6 +84,8 @@ extension SyncSummary {
             return .serviceUnavailable
         }
         if summary.waitingForAddress > 0 && summary.addressLookupsFailed > 0 { return .tryLater }
+        // Earlier failures still waiting out their backoff: the queue is not drained.
+        if summary.waitingForRetry > 0 { return .tryLater }
         return .complete
     }
 }

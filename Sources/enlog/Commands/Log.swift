@@ -100,7 +100,9 @@ struct Log: AsyncParsableCommand {
             if summary.uploaded > 0 && !json {
                 Terminal.standardError("enlog: uploaded \(counted(summary.uploaded, "queued note")); \(summary.remaining) remaining")
             }
-            if summary.verdict != .complete, let problem = SyncReport.problem(summary) {
+            // What this upload ran into; notes merely waiting (backoff, addresses) are `sync`'s to report.
+            let ranIntoTrouble = summary.failure != nil || summary.stoppedBecause == .rateLimited
+            if ranIntoTrouble, summary.verdict != .complete, let problem = SyncReport.problem(summary) {
                 Terminal.standardError("enlog: upload stopped: \(problem)")
             }
         case .timedOut(let budget, let loggedNoteQueued, let remaining):

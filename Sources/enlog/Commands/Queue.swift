@@ -68,8 +68,12 @@ struct Queue: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Put a failed or parked note back in line for upload.",
+            abstract: "Put a failed, parked or stuck note back in line for upload.",
             discussion: """
+                A note left `sending` by a sync that died or timed out is looked up in Evernote by \
+                the next sync before it is created, so it is never uploaded twice. Refused (exit 75) \
+                while a sync is running.
+
                 Examples:
                   enlog queue retry 3 && enlog sync
                 """)
@@ -77,8 +81,10 @@ struct Queue: AsyncParsableCommand {
         @Argument(help: "Note id.") var id: Int64
 
         func run() async throws {
-            let note = try await global.openOutbox(try global.loadConfig(), for: .change).retry(id)
-            Terminal.standardOutput("note \(id) is \(note.state.rawValue) again")
+            let outbox = try global.openOutbox(try global.loadConfig(), for: .change)
+            let result = try await SendingNoteRecovery.retry(id, outbox: outbox)
+            Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
+                + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : ""))
         }
     }
 
@@ -109,8 +115,11 @@ struct Queue: AsyncParsableCommand {
                     return
                 }
             }
-            try await outbox.drop(id)
+            let result = try await SendingNoteRecovery.drop(id, outbox: outbox)
             Terminal.standardOutput("dropped note \(id)")
+            if result.wasSending {
+                Terminal.standardError("enlog: note: note \(id) was being sent when its sync stopped; it may already be in Evernote")
+            }
         }
     }
 }

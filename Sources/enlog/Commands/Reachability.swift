@@ -8,10 +8,12 @@ struct Reachability: AsyncParsableCommand {
         abstract: "Tell, without any name lookup, whether Evernote could be reached now.",
         discussion: """
             Checks for a route to the probe addresses, then races TCP connections to them within a \
-            bounded time. Exit status: 0 reachable, 75 offline or link up without uplink.
+            bounded time. Signed in and without --probe or --remembered, it checks what `enlog sync` \
+            checks: the NoteStore's remembered address (or its address) first, then network.probes. \
+            It says which targets it used. Exit status: 0 reachable, 75 offline or link up without uplink.
 
             Examples:
-              enlog reachability                          configured or well-known probes
+              enlog reachability                          what sync would check
               enlog reachability --probe 192.0.2.10:443   one address of your own
               enlog reachability --json --budget-ms 500   JSON, within half a second
             """
@@ -42,17 +44,27 @@ struct Reachability: AsyncParsableCommand {
 
     func run() async throws {
         let config = try global.loadConfig()
-        var reachability = ReachabilityConfiguration()
-        let probes = probe.isEmpty ? config.list(.probes) : probe
-        if !probes.isEmpty { reachability.probeAddresses = probes }
-        reachability.rememberedAddresses = remembered
+        var reachability = try await syncPlan(config) ?? ReachabilityConfiguration()
+        if !probe.isEmpty || reachability.probeAddresses.isEmpty {
+            let probes = probe.isEmpty ? config.list(.probes) : probe
+            if !probes.isEmpty { reachability.probeAddresses = probes }
+        }
+        if !remembered.isEmpty { reachability.rememberedAddresses = remembered }
         reachability.proxy = noProxy ? nil : (proxy ?? ReachabilityConfiguration.proxy(from: ProcessInfo.processInfo.environment))
         reachability.budget = budgetMs.map { .milliseconds($0) } ?? config.duration(.probeBudget)
         try ReachabilityChecker.validate(reachability)
         let report = await ReachabilityChecker.check(reachability)
+        let targets = SyncReachability.targets(of: reachability)
         if json || pretty {
-            Terminal.standardOutput(report.json(pretty: pretty))
+            var described: [String: Any] = ["remembered": targets.remembered, "probes": targets.probes]
+            if let proxy = targets.proxy { described["proxy"] = proxy }
+            Terminal.standardOutput(report.json(pretty: pretty, targets: described))
         } else {
+            var used: [String] = []
+            if let proxy = targets.proxy { used.append("proxy \(proxy)") }
+            if !targets.remembered.isEmpty { used.append("NoteStore address \(targets.remembered.joined(separator: ", "))") }
+            if !targets.probes.isEmpty { used.append("probes \(targets.probes.joined(separator: ", "))") }
+            Terminal.standardOutput("targets: " + used.joined(separator: "; "))
             let time = String(format: "%.1f ms", report.elapsedMilliseconds)
             switch report.verdict {
             case .reachable(let address): Terminal.standardOutput("reachable: \(address) answered in \(time)")
@@ -62,5 +74,16 @@ struct Reachability: AsyncParsableCommand {
         }
         if case .reachable = report.verdict { return }
         throw ExitStatus.temporary.exitCode
+    }
+
+    /// Signed in and given no addresses: what `enlog sync` would check. Reads the outbox only
+    /// when it exists (this command creates nothing).
+    private func syncPlan(_ config: Config) async throws -> ReachabilityConfiguration? {
+        guard probe.isEmpty, remembered.isEmpty,
+              let credentials = (try? Account.credentialStore().loadIfPresent()) ?? nil,
+              let noteStoreURL = credentials.noteStoreUrl else { return nil }
+        let outbox = config.string(.database).flatMap { try? OutboxStore(path: $0, access: .read) }
+        return try await SyncReachability.plan(config: config, outbox: outbox, noteStoreURL: noteStoreURL,
+                                               environment: ProcessInfo.processInfo.environment).configuration
     }
 }

@@ -74,6 +74,7 @@ enum SyncReport {
         if let notBefore = summary.notBefore { line += "; next try not before \(ISO8601DateFormatter().string(from: notBefore))" }
         if let error = summary.lastError { line += "; last error: \(error)" }
         if let waiting = addressWait(summary) { line += "; " + waiting }
+        if let retry = retryWait(summary) { line += "; " + retry }
         return line
     }
 
@@ -88,6 +89,13 @@ enum SyncReport {
                 : ", sent without it at the next sync"
         }
         return text
+    }
+
+    /// Notes waiting out their backoff after a failure, and when the first is due.
+    static func retryWait(_ summary: SyncSummary) -> String? {
+        guard summary.waitingForRetry > 0 else { return nil }
+        let next = summary.nextRetryAt.map { " (next at \(ISO8601DateFormatter().string(from: $0)))" } ?? ""
+        return "\(summary.waitingForRetry) wait\(summary.waitingForRetry == 1 ? "s" : "") to retry after a failure\(next)"
     }
 
     /// The `enlog: error:` line of a sync that did not complete (nil when it did).
@@ -105,7 +113,8 @@ enum SyncReport {
                 let until = summary.notBefore.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
                 return "Evernote asked to slow down\(until); \(left)"
             default:
-                if summary.failure == nil, let waiting = addressWait(summary) { return waiting }
+                if summary.failure == nil, summary.addressLookupsFailed > 0, let waiting = addressWait(summary) { return waiting }
+                if summary.failure == nil, let retry = retryWait(summary) { return retry + "; `enlog sync` sends them when due" }
                 return "\(left)\(why) (run `enlog sync` later)"
             }
         case .serviceUnavailable:
