@@ -114,6 +114,23 @@ extension SyncCommandTests {
         XCTAssertEqual(titles.count, 1, "exactly once")
     }
 
+    /// `sync` waits for a hanging NoteStore no longer than `network.request_timeout` (it waited
+    /// 60 s per request), exits 69 and leaves the note flagged for the lookup, not `sending`.
+    func testSyncBoundsEachRequestByTheConfiguredTimeout() async throws {
+        let server = try PythonServer(script: "evernote_server.py", arguments: ["--token", Self.token])
+        defer { server.stop() }
+        var home = try signedInHome(server)
+        _ = try await fetchJSON(server.baseURL + "/_test/inject?kind=delay&ms=4000&method=createNote")
+        home.extraEnvironment["ENLOG_NETWORK_REQUEST_TIMEOUT"] = "1"
+        let sync = try home.run("sync")
+        XCTAssertEqual(sync.status, 69, sync.standardOutput + sync.standardError)
+        XCTAssertTrue(sync.standardError.contains("timed out"), sync.standardError)
+        XCTAssertEqual(try home.notes().first?["state"] as? String, "failed")
+        let outbox = try OutboxStore(path: home.database)
+        let lookups = try await SyncState(writer: outbox.databaseWriter).notesNeedingLookup()
+        XCTAssertEqual(lookups, [1], "its outcome is unknown: looked up before it is sent again")
+    }
+
     /// `queue retry`/`drop` of a `sending` note: refused while a sync holds the lock, allowed
     /// once none does (drop then warns that Evernote may have it).
     func testStuckSendingNotesAreReleasedOnlyWhenNoSyncRuns() async throws {
