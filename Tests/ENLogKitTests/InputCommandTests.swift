@@ -15,7 +15,7 @@ struct InputCommandTests {
     @Test func everyNumericSettingHasARange() {
         #expect(Self.numericSettings.map(\.name).sorted() == [
             "geocoding.timeout", "location.max_age", "location.min_accuracy", "location.timeout",
-            "network.dns_timeout", "network.probe_budget",
+            "network.dns_timeout", "network.probe_budget", "network.request_timeout",
         ])
     }
 

@@ -77,16 +77,6 @@ extension SyncCommandTests {
         XCTAssertTrue(sync.standardError.hasPrefix("enlog: error: 1 note waits for its address"), sync.standardError)
     }
 
-    func testRequestTimeoutIsRangeChecked() throws {
-        var home = try EnlogHome()
-        for value in ["0.5", "301", "1e17", "nan"] {
-            home.extraEnvironment["ENLOG_NETWORK_REQUEST_TIMEOUT"] = value
-            let sync = try home.run("sync")
-            XCTAssertEqual(sync.status, 78, "\(value): \(sync.standardError)")
-            XCTAssertTrue(sync.standardError.contains("network.request_timeout"), sync.standardError)
-        }
-    }
-
     /// A NoteStore that does not answer: `log` prints its note at once, gives up on the upload
     /// within its bound and says so; the note stuck `sending` can be put back in line, and the
     /// next sync finds the copy the slow service stored instead of creating a second one.
