@@ -217,11 +217,8 @@ final class AuthEndToEndTests: XCTestCase {
     }
 
     func waitForLine(_ lines: LineRecorder, _ match: (String) -> Bool) async throws -> String? {
-        for _ in 0..<200 {
-            if let line = lines.lines.first(where: match) { return line }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
-        return nil
+        try await waitUntil("a printed line matches") { lines.lines.contains(where: match) }
+        return lines.lines.first(where: match)
     }
 }
 

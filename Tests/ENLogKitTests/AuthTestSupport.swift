@@ -18,16 +18,9 @@ let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 
 /// Runs `python -c SCRIPT args…` and returns stdout (trimmed).
 func runPython(_ python: String, _ script: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = ["-c", script] + arguments
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    XCTAssertEqual(process.terminationStatus, 0)
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let result = try Subprocess.run(URL(fileURLWithPath: python), ["-c", script] + arguments)
+    XCTAssertEqual(result.status, 0, result.standardError)
+    return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Tests/support/oauth_server.py, started on 127.0.0.1:0; `PORT=` is read from its stdout.
@@ -61,13 +54,13 @@ final class OAuthTestServer {
         self.port = port
     }
 
-    /// SIGTERM, then SIGKILL after 5 s; always reaps the child.
+    /// SIGTERM, then SIGKILL after 10 s; always reaps the child.
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if (try? waitUntil("the server exits on SIGTERM", within: .seconds(10), { !process.isRunning })) == nil {
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
     }
 
@@ -108,13 +101,10 @@ final class FakeBrowser: Sendable {
     var lastPage: String? { visits.withLock { $0.pages.last } }
     var lastLocation: String? { visits.withLock { $0.locations.last } }
 
-    /// The listener's page, waiting briefly: the flow may finish before this fake browser has read it.
+    /// The listener's page, once this fake browser has read it (the flow may finish first).
     func page() async -> String {
-        for _ in 0..<100 {
-            if let page = lastPage { return page }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return ""
+        try? await waitUntil("the browser read the listener's page") { lastPage != nil }
+        return lastPage ?? ""
     }
 
     func open(_ url: String) {

@@ -29,21 +29,12 @@ final class EDAMPeerTests: XCTestCase {
     }
 
     private func runPeer(_ arguments: [String]) throws -> Foundation.Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            XCTFail("edam_peer.py \(arguments) failed: \(String(decoding: errors, as: UTF8.self))")
+        let result = try Subprocess.run(URL(fileURLWithPath: python), [script] + arguments)
+        guard result.status == 0 else {
+            XCTFail("edam_peer.py \(arguments) failed: \(result.standardError)")
             throw CocoaError(.executableLoad)
         }
-        return output
+        return Foundation.Data(result.standardOutput.utf8)
     }
 
     /// Sends one call through a real client and returns what the Python SDK decoded from it.

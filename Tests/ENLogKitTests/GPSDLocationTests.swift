@@ -9,28 +9,17 @@ import Glibc
 /// A one-connection stand-in for gpsd that plays scripted report lines.
 final class ScriptedGPSD: Sendable {
     let port: UInt16
-    private let listener: Int32
+    private let socket: LoopbackSocket
     private let firstCommand = Mutex("")
     var received: String { firstCommand.withLock { $0 } }
 
     /// `lines` are sent after the client's first command, `interval` apart; then the
     /// connection stays open (or is closed when `closeAfterwards`).
     init(lines: [String], interval: TimeInterval = 0.02, closeAfterwards: Bool = false) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
-            }
-        }
-        guard ok else { throw XCTSkip("cannot listen on loopback") }
-        port = UInt16(bigEndian: address.sin_port)
+        let socket = try LoopbackSocket(backlog: 1)
+        self.socket = socket
+        port = socket.port
+        let listener = socket.fd
         Thread.detachNewThread { [self] in
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
@@ -54,8 +43,6 @@ final class ScriptedGPSD: Sendable {
             }
         }
     }
-
-    deinit { close(listener) }
 
     var endpoint: GPSDLocation.Endpoint { .init(host: "127.0.0.1", port: port) }
 
@@ -101,7 +88,7 @@ final class GPSDLocationTests: XCTestCase {
             XCTAssertEqual(endpoint, "127.0.0.1:\(port)")
             XCTAssertTrue(detail.hasPrefix("connection refused"), detail)
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        XCTAssertLessThan(Date().timeIntervalSince(started), hangSeconds)
     }
 
     func testSendsWatchAndReturnsFirstAcceptableFix() async throws {
@@ -134,7 +121,7 @@ final class GPSDLocationTests: XCTestCase {
             XCTAssertEqual(waited, 1, accuracy: 0.5)
             XCTAssertTrue((error as! LocationError).reason.contains("reported no position fix in 1."), "\(error)")
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        XCTAssertLessThan(Date().timeIntervalSince(started), hangSeconds)
     }
 
     func testNoDeviceIsReported() async throws {
@@ -234,12 +221,12 @@ final class GPSDLocationTests: XCTestCase {
         let source = GPSDLocation(endpoint: gpsd.endpoint, timeout: 30)
         let started = Date()
         let task = Task { try await source.currentFix() }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        try await waitUntil("the client is connected and watching") { !gpsd.received.isEmpty }
         task.cancel()
         await assertThrowsAsync({ try await task.value }) { error in
             XCTAssertTrue(error is CancellationError, "\(error)")
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        XCTAssertLessThan(Date().timeIntervalSince(started), hangSeconds)
     }
 }
 
@@ -257,7 +244,7 @@ func childProcesses(of parent: Int32) -> [Int32] {
 
 /// Replays an NMEA log through Debian's real gpsd with gpsfake.
 final class GPSFakeIntegrationTests: XCTestCase {
-    private var gpsfake: SpawnedProcess?
+    private var gpsfake: ChildProcess?
     private var directory: TemporaryDirectory?
 
     override func tearDown() {
@@ -284,20 +271,12 @@ final class GPSFakeIntegrationTests: XCTestCase {
             .write(toFile: log, atomically: true, encoding: .ascii)
 
         let port = try freeLoopbackPort()
-        let process = try SpawnedProcess(executable, ["-P", String(port), "-n", "-c", "0.1", "-q", log])
+        let process = try ChildProcess(executable, ["-P", String(port), "-n", "-c", "0.1", "-q", log], captureOutput: false)
         gpsfake = process
 
         let source = GPSDLocation(endpoint: .init(host: "127.0.0.1", port: port), timeout: 20)
-        let deadline = Date().addingTimeInterval(20)
-        var fix: Fix?
-        while fix == nil {
-            do {
-                fix = try await source.currentFix()
-            } catch LocationError.gpsdUnreachable(_, _) where Date() < deadline && process.isRunning {
-                try await Task.sleep(nanoseconds: 200_000_000)   // gpsd not listening yet
-            }
-        }
-        let received = try XCTUnwrap(fix)
+        try waitUntil("gpsd listens") { LoopbackSocket.accepts(port) || !process.isRunning }
+        let received = try await source.currentFix()
         XCTAssertEqual(received.source, .gpsd)
         XCTAssertEqual(received.latitude, 48.148, accuracy: 0.01)
         XCTAssertEqual(received.longitude, 11 + 34.6930 / 60, accuracy: 1e-6)

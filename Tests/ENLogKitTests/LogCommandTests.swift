@@ -19,6 +19,16 @@ struct EnlogHome {
         return environment
     }
 
+    /// The environment as `NAME=value` entries, for `ChildProcess`.
+    var environmentEntries: [String] { environment.map { "\($0)=\($1)" } }
+
+    /// `enlog ARGS…` started in the background, its output discarded.
+    func start(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> ChildProcess {
+        try ChildProcess(Subprocess.enlog, arguments,
+                         environment: environment.merging(extraEnvironment) { $1 }.map { "\($0)=\($1)" },
+                         captureOutput: false)
+    }
+
     func run(_ arguments: String..., standardInput: Data? = nil) throws -> ProcessResult {
         try run(arguments, standardInput: standardInput)
     }
@@ -280,18 +290,12 @@ struct LogCommandTests {
 
     @Test func eightConcurrentLoggersStoreExactly800Notes() throws {
         let home = try EnlogHome()
-        let loggers = try (1...8).map { worker -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "i=0; while [ $i -lt 100 ]; do \"$ENLOG\" log --at \(worker),\(worker) --no-geocode >/dev/null || exit 1; i=$((i+1)); done"]
-            process.environment = home.environment.merging(["ENLOG": Subprocess.enlog.path]) { $1 }
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+        let loggers = try (1...8).map { worker in
+            try ChildProcess("/bin/sh", ["-c", "i=0; while [ $i -lt 100 ]; do \"$ENLOG\" log --at \(worker),\(worker) --no-geocode >/dev/null || exit 1; i=$((i+1)); done"],
+                             environment: home.environmentEntries + ["ENLOG=\(Subprocess.enlog.path)"], captureOutput: false)
         }
         for logger in loggers {
-            logger.waitUntilExit()
-            #expect(logger.terminationStatus == 0)
+            #expect(logger.wait() == 0)
         }
         let counts = try home.counts()
         #expect(counts.notes == 800)
@@ -308,19 +312,11 @@ struct LogCommandTests {
     @Test func loggersCreatingANewOutboxTogetherAllSucceed() throws {
         for _ in 0..<8 {
             let home = try EnlogHome()
-            let loggers = try (1...8).map { worker -> Process in
-                let process = Process()
-                process.executableURL = Subprocess.enlog
-                process.arguments = ["log", "--at", "\(worker),\(worker)", "--no-geocode", "--no-sync"]
-                process.environment = home.environment
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                return process
+            let loggers = try (1...8).map { worker in
+                try home.start(["log", "--at", "\(worker),\(worker)", "--no-geocode", "--no-sync"])
             }
             for logger in loggers {
-                logger.waitUntilExit()
-                #expect(logger.terminationStatus == 0)
+                #expect(logger.wait() == 0)
             }
             #expect(try home.counts().notes == 8)
         }
@@ -332,19 +328,14 @@ struct LogCommandTests {
         var generator = SystemRandomNumberGenerator()
         var killed = 0
         for round in 0..<40 {
-            let process = Process()
-            process.executableURL = Subprocess.enlog
-            process.arguments = ["log", "--at", "\(round % 80),\(round)", "--no-geocode"]
-            process.environment = home.environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try home.start(["log", "--at", "\(round % 80),\(round)", "--no-geocode"])
+            // The kill's random moment is what this test is about, not a wait for something.
             usleep(UInt32.random(in: 0...60_000, using: &generator))
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                kill(process.pid, SIGKILL)
                 killed += 1
             }
-            process.waitUntilExit()
+            process.wait()
         }
         let counts = try home.counts()
         #expect(counts.integrity == "ok")

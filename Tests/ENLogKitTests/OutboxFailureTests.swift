@@ -109,16 +109,7 @@ final class OutboxFailureTests: XCTestCase {
             let store = try OutboxStore(path: source + "/outbox.sqlite")
             try await store.enqueue(fix: try fix(), note: NoteDraft(title: "t", content: "<en-note/>"))
         }
-        func run(_ tool: URL, _ arguments: [String]) throws -> Int32 {
-            let process = Process()
-            process.executableURL = tool
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+        func run(_ tool: URL, _ arguments: [String]) throws -> Int32 { try Subprocess.run(tool, arguments).status }
         guard try run(mount, ["--bind", source, target]) == 0 else { throw XCTSkip("bind mounts not permitted here") }
         defer { _ = try? run(umount, [target]) }
         guard try run(mount, ["-o", "remount,bind,ro", target]) == 0 else { throw XCTSkip("read-only remount not permitted") }
@@ -172,6 +163,7 @@ final class OutboxFailureTests: XCTestCase {
         let other = try DatabaseQueue(path: path)
         let locked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        let committed = DispatchSemaphore(value: 0)
         let holder = Thread {
             try? other.inDatabase { db in
                 try db.execute(sql: "BEGIN EXCLUSIVE")
@@ -179,6 +171,7 @@ final class OutboxFailureTests: XCTestCase {
                 release.wait()
                 try db.execute(sql: "COMMIT")
             }
+            committed.signal()
         }
         holder.start()
         locked.wait()
@@ -194,11 +187,11 @@ final class OutboxFailureTests: XCTestCase {
         }
         let waited = Date().timeIntervalSince(started)
         XCTAssertGreaterThanOrEqual(waited, 0.25, "the busy timeout was honoured")
-        XCTAssertLessThan(waited, 3)
+        XCTAssertLessThan(waited, hangSeconds)
         release.signal()
 
         // Once the other writer is done, the same store writes again.
-        try await Task.sleep(nanoseconds: 100_000_000)
+        committed.wait()
         try await store.enqueue(fix: try fix(), note: NoteDraft(title: "t", content: "<en-note/>"))
     }
 

@@ -34,16 +34,6 @@ final class OutboxStoreTests: XCTestCase {
         try await store.enqueue(fix: try sampleFix(offset), note: draft(title))
     }
 
-    func expectError(_ expected: OutboxError, file: StaticString = #filePath, line: UInt = #line,
-                     _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            XCTFail("expected \(expected.reason)", file: file, line: line)
-        } catch {
-            XCTAssertEqual(error as? OutboxError, expected, file: file, line: line)
-        }
-    }
-
     // MARK: Schema
 
     func testMigratesFromEmptyAndReopens() async throws {
@@ -111,7 +101,7 @@ final class OutboxStoreTests: XCTestCase {
 
     func testEnqueueIsAllOrNothing() async throws {
         try await store.enqueue(fix: try sampleFix(), note: draft(uid: "same"))
-        await expectError(.duplicateNote(uid: "same")) {
+        await assertThrows(OutboxError.duplicateNote(uid: "same")) {
             try await store.enqueue(fix: try sampleFix(60), note: draft(uid: "same"))
         }
         let fixes = try await store.history()
@@ -183,32 +173,32 @@ final class OutboxStoreTests: XCTestCase {
         XCTAssertNil(retried.nextAttemptAt)
 
         try await store.drop(id)
-        await expectError(.noteNotFound(id: id)) { _ = try await store.note(id: id) }
+        await assertThrows(OutboxError.noteNotFound(id: id)) { _ = try await store.note(id: id) }
         let history = try await store.history()
         XCTAssertEqual(history.count, 1, "the fix stays in the location history")
     }
 
     func testInvalidTransitionsAreRefused() async throws {
         let id = try await enqueue().id!
-        await expectError(.invalidTransition(id: id, state: .pending, action: .markSynced)) {
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .pending, action: .markSynced)) {
             try await store.markSynced(id, guid: "g", usn: 1)
         }
-        await expectError(.invalidTransition(id: id, state: .pending, action: .markFailed)) {
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .pending, action: .markFailed)) {
             try await store.markFailed(id, reason: "x")
         }
         _ = try await store.markSending(id)
-        await expectError(.invalidTransition(id: id, state: .sending, action: .drop)) { try await store.drop(id) }
-        await expectError(.invalidTransition(id: id, state: .sending, action: .retry)) { try await store.retry(id) }
-        await expectError(.invalidTransition(id: id, state: .sending, action: .markSending)) {
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .sending, action: .drop)) { try await store.drop(id) }
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .sending, action: .retry)) { try await store.retry(id) }
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .sending, action: .markSending)) {
             try await store.markSending(id)
         }
         _ = try await store.markSynced(id, guid: "g", usn: 1)
-        await expectError(.invalidTransition(id: id, state: .synced, action: .retry)) { try await store.retry(id) }
-        await expectError(.invalidTransition(id: id, state: .synced, action: .park)) { try await store.park(id) }
-        await expectError(.invalidTransition(id: id, state: .synced, action: .markSending)) {
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .synced, action: .retry)) { try await store.retry(id) }
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .synced, action: .park)) { try await store.park(id) }
+        await assertThrows(OutboxError.invalidTransition(id: id, state: .synced, action: .markSending)) {
             try await store.markSending(id)
         }
-        await expectError(.noteNotFound(id: 999)) { try await store.markSending(999) }
+        await assertThrows(OutboxError.noteNotFound(id: 999)) { try await store.markSending(999) }
 
         let error = OutboxError.invalidTransition(id: id, state: .sending, action: .drop)
         XCTAssertEqual(error.reason, "cannot drop note \(id): it is being sent right now")

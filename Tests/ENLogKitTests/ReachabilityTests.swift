@@ -68,27 +68,7 @@ final class ReachabilityParsingTests: XCTestCase {
 
 /// In-process checks against loopback only.
 final class ReachabilityLoopbackTests: XCTestCase {
-    /// A listening loopback socket (closed on deinit) and its port.
-    final class Listener {
-        let fd: Int32
-        let port: UInt16
-        init(listening: Bool = true) throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            self.fd = fd
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-                }
-            }
-            guard bound, !listening || listen(fd, 16) == 0 else { close(fd); throw XCTSkip("cannot bind loopback") }
-            port = UInt16(bigEndian: address.sin_port)
-        }
-        deinit { close(fd) }
-    }
+    typealias Listener = LoopbackSocket
 
     func testListenerOnLoopbackIsReachable() async throws {
         let listener = try Listener()
@@ -229,7 +209,7 @@ final class DNSBlackHole {
     var clientAddress: String { "10.213.\(subnet).2" }
     var nameServer: String { "10.213.\(subnet).53" }
     var resolvDirectory: String { "/etc/netns/\(client)" }
-    private var listener: ReachChild?
+    private var listener: ChildProcess?
     private var created: [String] = []
     private var tornDown = false
 
@@ -271,9 +251,10 @@ final class DNSBlackHole {
             + "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
             + "s.bind(('\(serverAddress)', \(openPort))); s.listen(64); print('ready', flush=True)\n"
             + "while True:\n    c,_=s.accept(); c.close()\n"
-        let child = try ReachChild("/usr/sbin/ip", ["netns", "exec", server, python, "-c", script])
+        let child = try ChildProcess("/usr/sbin/ip", ["netns", "exec", server, python, "-c", script],
+                                     environment: ChildProcess.cleanEnvironment)
         listener = child
-        guard child.waitForOutput(containing: "ready", seconds: 10) else {
+        guard child.waitForOutput(containing: "ready") else {
             XCTFail("listener did not start")
             throw NamespaceUnavailable(message: "listener did not start")
         }

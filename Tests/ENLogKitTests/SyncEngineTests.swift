@@ -343,19 +343,17 @@ final class SyncStopTests: XCTestCase {
         try await f.control("/_test/inject?kind=delay&ms=1500&method=createNote&match=\(notes[2].uid)")
         let engine = f.engine()
         let task = Task { try await engine.run() }
-        // Cancel while the third note's request is at the (slow) server.
-        var waited = 0
-        while try await f.outbox.note(id: notes[2].id!).state != .sending, waited < 400 {
-            try await Task.sleep(for: .milliseconds(5)); waited += 1
+        // Cancel while the third note's request is at the (slow) server: the server records it.
+        try await waitUntil("the third note's createNote reached the server") {
+            try await f.serverRequests().contains { $0["injected"] as? String == "delay" }
         }
-        try await Task.sleep(for: .milliseconds(200))
         task.cancel()
         let summary = try await task.value
         XCTAssertEqual(summary.stoppedBecause, .cancelled)
         XCTAssertEqual(summary.uploaded, 2)
         let inFlight = try await f.outbox.note(id: notes[2].id!)
         XCTAssertEqual(inFlight.state, .sending, "left sending; the next run looks it up")
-        try await Task.sleep(for: .milliseconds(1600))   // the server finishes storing it
+        try await waitUntil("the server finished storing it") { try await f.serverUIDs().contains(notes[2].uid) }
         let next = try await f.engine().run()
         XCTAssertEqual(next.alreadyPresent, 1)
         XCTAssertEqual(next.uploaded, 2)

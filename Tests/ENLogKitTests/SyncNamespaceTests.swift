@@ -29,13 +29,13 @@ final class SyncNamespaceTests: XCTestCase {
         try hole.build()
         let port = hole.openPort + 2   // openPort has the plain listener, openPort + 1 is dropped
         let baseURL = "https://\(Self.name):\(port)"
-        let server = try ReachChild("/usr/sbin/ip", ["netns", "exec", hole.server, python,
+        let server = try ChildProcess("/usr/sbin/ip", ["netns", "exec", hole.server, python,
                                                      PythonServer.supportDirectory.appendingPathComponent("evernote_server.py").path,
                                                      "--host", hole.serverAddress, "--port", "\(port)", "--print-port",
                                                      "--token", Self.token, "--tls-cert", cert, "--tls-key", key,
-                                                     "--public-url", baseURL])
+                                                     "--public-url", baseURL], environment: ChildProcess.cleanEnvironment)
         defer { server.kill() }
-        XCTAssertTrue(server.waitForOutput(containing: "PORT=", seconds: 20), "evernote_server.py did not start")
+        XCTAssertTrue(server.waitForOutput(containing: "PORT="), "evernote_server.py did not start")
 
         var home = try EnlogHome()
         home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"

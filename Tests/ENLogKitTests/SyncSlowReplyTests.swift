@@ -18,7 +18,7 @@ final class SyncSlowReplyTests: XCTestCase {
         XCTAssertEqual(first.uploaded + first.failed, 2, "\(first)")
         XCTAssertGreaterThanOrEqual(first.failed, 1, "the slow createNote timed out: \(first)")
         // Let the slow request finish on the server, then retry once the backoff has passed.
-        try await Task.sleep(for: .seconds(3))
+        try await waitUntil("the server stored the slow note") { try await f.serverUIDs().contains(notes[0].uid) }
         f.clock.advance(6 * 3600)
         _ = try await f.engine().run()
         let uids = try await f.serverUIDs()

@@ -13,15 +13,10 @@ final class TLSVerificationTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let cert = dir.appendingPathComponent("cert.pem").path
         let key = dir.appendingPathComponent("key.pem").path
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: openssl)
-        make.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
-                          "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]
-        make.standardOutput = FileHandle.nullDevice
-        make.standardError = FileHandle.nullDevice
-        try make.run()
-        make.waitUntilExit()
-        XCTAssertEqual(make.terminationStatus, 0, "openssl req")
+        let make = try Subprocess.run(URL(fileURLWithPath: openssl), [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+            "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
+        XCTAssertEqual(make.status, 0, "openssl req: \(make.standardError)")
 
         let server = try PythonServer(script: "http_test_server.py", arguments: ["--tls-cert", cert, "--tls-key", key],
                                       stdlibOnly: true)

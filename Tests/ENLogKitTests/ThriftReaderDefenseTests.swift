@@ -6,12 +6,9 @@ final class ThriftReaderDefenseTests: XCTestCase {
     private func expect(_ expected: ThriftError, _ input: [UInt8], limits: ThriftReaderLimits = .default,
                         file: StaticString = #filePath, line: UInt = #line,
                         _ body: (inout ThriftBinaryReader) throws(ThriftError) -> Void) {
-        var reader = ThriftBinaryReader(input, limits: limits)
-        do {
+        assertThrows(expected, file: file, line: line) {
+            var reader = ThriftBinaryReader(input, limits: limits)
             try body(&reader)
-            XCTFail("expected \(expected)", file: file, line: line)
-        } catch {
-            XCTAssertEqual(error, expected, file: file, line: line)
         }
     }
 

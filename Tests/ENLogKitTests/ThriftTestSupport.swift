@@ -67,14 +67,7 @@ func echoingTransport(_ body: @escaping @Sendable (inout ThriftBinaryWriter) -> 
 
 func assertEvernoteError<T>(_ expression: @autoclosure () async throws -> T, _ expected: EvernoteError,
                             file: StaticString = #filePath, line: UInt = #line) async {
-    do {
-        _ = try await expression()
-        XCTFail("expected \(expected), got a value", file: file, line: line)
-    } catch let error as EvernoteError {
-        XCTAssertEqual(error, expected, file: file, line: line)
-    } catch {
-        XCTFail("expected EvernoteError, got \(error)", file: file, line: line)
-    }
+    await assertThrows(expected, file: file, line: line) { try await expression() }
 }
 
 enum Samples {

@@ -11,7 +11,7 @@ Routes (GET or POST unless noted):
   /large?bytes=N[&chunked=1]  200 with N bytes ('x'); chunked: no Content-Length
   /status/NNN            replies with status NNN and a small HTML page
   /conn                  200, JSON {client_port, connection_id, connections}
-  /stats                 200, JSON {connections, connect_requests: ["host:port", ...]}
+  /stats                 200, JSON {connections, connect_requests: ["host:port", ...], slow_started}
   CONNECT host:port      recorded in /stats, answered 403 (a proxy that refuses)
 --watch-stdin: exit when stdin reaches EOF (the test process died or closed the pipe).
 --tls-cert PEM --tls-key PEM: serve HTTPS instead (e.g. a self-signed certificate).
@@ -28,7 +28,7 @@ from urllib.parse import parse_qs, urlparse
 from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
 
 STATE_LOCK = threading.Lock()
-STATE = {"connections": 0, "connect_requests": []}
+STATE = {"connections": 0, "connect_requests": [], "slow_started": 0}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -70,6 +70,8 @@ class Handler(BaseHTTPRequestHandler):
                         "headers": [[k, v] for k, v in self.headers.items()],
                         "body_hex": body.hex(), "client_port": self.client_address[1]})
         elif path == "/slow":
+            with STATE_LOCK:
+                STATE["slow_started"] += 1
             time.sleep(float(query.get("seconds", ["5"])[0]))
             try:
                 self._reply(200, b"slow", "text/plain")

@@ -67,7 +67,7 @@ final class GeocodeCacheTests: XCTestCase {
             store: cache, now: { clock.now })
         let caching = CachingGeocoder(cache: cache, geocoder: geocoder, now: { clock.now })
 
-        await assertGeocodingError(.unreachable("could not connect to 127.0.0.1:9")) {
+        await assertThrows(GeocodingError.unreachable("could not connect to 127.0.0.1:9")) {
             try await caching.address(latitude: 35.68119, longitude: 139.76641)
         }
         XCTAssertNil(try caching.cachedAddress(latitude: 35.68119, longitude: 139.76641))
@@ -94,7 +94,7 @@ final class GeocodeCacheTests: XCTestCase {
         let caching = CachingGeocoder(cache: cache, geocoder: geocoder)
         try cache.store(GeocodingFixtures.bytes("sea_unable_to_geocode.json"),
                         for: cache.key(latitude: 0, longitude: 0, language: ""))
-        await assertGeocodingError(.noAddress) { try await caching.address(latitude: 0.00001, longitude: -0.00001) }
+        await assertThrows(GeocodingError.noAddress) { try await caching.address(latitude: 0.00001, longitude: -0.00001) }
     }
 
     func testSlotReservationSpacesRequestsAndFailsFastBeyondTheBudget() throws {

@@ -68,16 +68,3 @@ final class NominatimTestServer {
     func stop() { server.stop() }
 }
 
-extension XCTestCase {
-    func assertGeocodingError<T>(_ expected: GeocodingError, file: StaticString = #filePath, line: UInt = #line,
-                                 _ body: () async throws -> T) async {
-        do {
-            let value = try await body()
-            XCTFail("expected \(expected), got \(value)", file: file, line: line)
-        } catch let error as GeocodingError {
-            XCTAssertEqual(error, expected, file: file, line: line)
-        } catch {
-            XCTFail("expected \(expected), got \(error)", file: file, line: line)
-        }
-    }
-}

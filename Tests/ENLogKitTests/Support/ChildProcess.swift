@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one way tests start a program they talk to or stop (servers, gpsfake, holders of a lock):
+/// `posix_spawn` with an empty signal mask and default dispositions, so that the child sees
+/// SIGTERM (Foundation's `Process` on Linux hands down XCTest's blocked-signal mask), with its
+/// stdout and stderr on one pipe the test reads, or on /dev/null.
+/// Programs run to completion for their result go through `Subprocess.run`.
+final class ChildProcess {
+    let pid: pid_t
+    private let readFD: Int32
+    private var buffer = Data()
+    private(set) var exitStatus: Int32?
+
+    /// - Parameter environment: `NAME=value` entries; nil hands down this process's environment.
+    /// - Parameter captureOutput: false sends stdout and stderr to /dev/null.
+    init(_ path: String, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true) throws {
+        var fds: [Int32] = [-1, -1]
+        if captureOutput { guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if captureOutput {
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { $0.map { strdup($0) } + [nil] }
+        defer { argv.forEach { free($0) }; envp?.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status: Int32
+        if let envp {
+            status = envp.withUnsafeBufferPointer { posix_spawn(&pid, path, &actions, &attributes, argv, $0.baseAddress) }
+        } else {
+            status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        }
+        if captureOutput { close(fds[1]) }
+        guard status == 0 else {
+            if captureOutput { close(fds[0]) }
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(status),
+                          userInfo: [NSLocalizedDescriptionKey: "cannot start \(path)"])
+        }
+        self.pid = pid
+        self.readFD = fds[0]
+        eof = !captureOutput
+    }
+
+    convenience init(_ executable: URL, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true) throws {
+        try self.init(executable.path, arguments, environment: environment, captureOutput: captureOutput)
+    }
+
+    /// No proxy variables, no inherited oddities: the child sees only what the test decides.
+    static let cleanEnvironment = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"]
+
+    var output: String { String(decoding: buffer, as: UTF8.self) }
+
+    /// Reads until `marker` appears in the output (the child's own word that it is ready), the
+    /// child exits, or `deadline` passes (a hang); true when it appeared.
+    func waitForOutput(containing marker: String, within deadline: Duration = hangDeadline) -> Bool {
+        let end = ContinuousClock.now + deadline
+        while ContinuousClock.now < end {
+            if output.contains(marker) { return true }
+            if !readChunk(timeoutMs: 50) && (eof || !isRunning) {
+                while readChunk(timeoutMs: 0) {}
+                break
+            }
+        }
+        return output.contains(marker)
+    }
+
+    /// Reads everything until EOF, then reaps the child. Returns (exit status, output); a child
+    /// killed by a signal reports 128 + the signal, as a shell would.
+    func finish() -> (status: Int32, output: String) {
+        while readChunk(timeoutMs: -1) {}
+        return (wait(), output)
+    }
+
+    /// Waits for the child to exit; its exit status (128 + signal when killed).
+    @discardableResult
+    func wait() -> Int32 {
+        if exitStatus == nil {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            exitStatus = status
+        }
+        let raw = exitStatus!
+        return raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+    }
+
+    private var eof: Bool
+    /// One read; false on EOF or timeout.
+    private func readChunk(timeoutMs: Int32) -> Bool {
+        guard !eof else { return false }
+        var descriptor = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, timeoutMs) > 0 else { return false }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = read(readFD, &chunk, chunk.count)
+        if count <= 0 { eof = true; return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
+    var isRunning: Bool {
+        if exitStatus != nil { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { exitStatus = status; return false }
+        return true
+    }
+
+    /// Sends `signal` and waits for the exit; SIGKILL when the child is still there after `grace`
+    /// (a child that ignores the signal is not a reason to hang the suite).
+    func stop(_ signal: Int32 = SIGTERM, grace: Duration = .seconds(10)) {
+        guard isRunning else { return }
+        Glibc.kill(pid, signal)
+        let end = ContinuousClock.now + grace
+        while isRunning && ContinuousClock.now < end { usleep(5_000) }
+        kill()
+    }
+
+    func kill() {
+        if isRunning {
+            Glibc.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            exitStatus = status
+        }
+    }
+
+    deinit {
+        kill()
+        if readFD >= 0 { close(readFD) }
+    }
+}
