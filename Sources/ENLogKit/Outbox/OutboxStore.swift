@@ -50,8 +50,23 @@ public struct OutboxStore: Sendable {
             }
         }
         if !readOnly { try Self.refuseForeignFile(path: path, busyTimeout: busyTimeout) }
+        // A new outbox is set up by one process while the others wait: its first opener switches
+        // the file to WAL, which SQLite refuses with an immediate SQLITE_BUSY (no busy handler)
+        // to a second connection trying the same switch, and then creates the schema.
+        let setUpLock = try readOnly || Self.isInWALMode(path)
+            ? nil : MigrationLock(databasePath: path, timeout: busyTimeout)
+        defer { setUpLock?.release() }
         pool = try Self.openPool(path: path, busyTimeout: busyTimeout, readOnly: readOnly)
-        try prepareSchema(readOnly: readOnly)
+        try prepareSchema(readOnly: readOnly, holding: setUpLock)
+    }
+
+    /// Whether the file at `path` is an SQLite database already switched to WAL (header bytes
+    /// 18 and 19 are 2): a missing, empty or rollback-journal file still needs its set-up.
+    private static func isInWALMode(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
     }
 
     /// Opening for writing switches the file to WAL, which rewrites its header: a file that is
@@ -119,7 +134,7 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    private func prepareSchema(readOnly: Bool) throws(OutboxError) {
+    private func prepareSchema(readOnly: Bool, holding setUpLock: MigrationLock?) throws(OutboxError) {
         let migrator = OutboxSchema.migrator
         do {
             let (identity, complete, superseded) = try pool.read { db in
@@ -138,8 +153,8 @@ public struct OutboxStore: Sendable {
             // Processes opening a new outbox together would each see migrations missing and race
             // through them; a kernel lock beside the file lets one migrate while the others wait.
             // The kernel releases it if its holder dies, so it cannot go stale.
-            let lock = try MigrationLock(databasePath: path, timeout: busyTimeout)
-            defer { lock.release() }
+            let lock = try setUpLock ?? MigrationLock(databasePath: path, timeout: busyTimeout)
+            defer { if setUpLock == nil { lock.release() } }
             // Checked again under the lock: another process may have set the file up meanwhile.
             let recheck = try pool.read { db in (try OutboxIdentity.of(db), try migrator.hasCompletedMigrations(db)) }
             if case let .foreign(detail) = recheck.0 { throw OutboxError.foreign(path: path, detail: detail) }
@@ -151,7 +166,15 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// `flock` on `<outbox>.migrate-lock`, waited for at most the busy timeout.
+    /// `flock` on `<outbox>.migrate-lock`, held while a process sets up or migrates the outbox.
+    ///
+    /// Waiting for another process to create the schema is not contention with a stuck writer:
+    /// on a loaded machine that can take longer than the busy timeout while the holder works
+    /// steadily. So the timeout counts only time in which the holder shows no progress: the
+    /// holder writes its pid into the lock file, and a waiter restarts its clock whenever that
+    /// process is running or waiting for the CPU or a disk (state R or D) or has used CPU time
+    /// since the last look. A holder that is stopped or hung fails the waiters after `timeout`;
+    /// a dead one releases the lock at once (the kernel drops it).
     private struct MigrationLock {
         let descriptor: Int32
 
@@ -160,19 +183,57 @@ public struct OutboxStore: Sendable {
             guard descriptor >= 0 else {
                 throw .cannotOpen(path: databasePath, detail: "cannot create its migration lock: \(String(cString: strerror(errno)))")
             }
-            let deadline = Date().addingTimeInterval(timeout)
+            var lastSeen = HolderProgress.read(lockDescriptor: descriptor)
+            var lastProgressAt = Date()
             while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-                guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    let reason = String(cString: strerror(errno))
+                    close(descriptor)
+                    throw .cannotOpen(path: databasePath, detail: "cannot take its migration lock: \(reason)")
+                }
+                let seen = HolderProgress.read(lockDescriptor: descriptor)
+                if seen != lastSeen || seen?.isWorking == true {
+                    lastProgressAt = Date()
+                    lastSeen = seen
+                } else if Date().timeIntervalSince(lastProgressAt) >= timeout {
                     close(descriptor)
                     throw .locked(path: databasePath, waited: timeout)
                 }
                 usleep(10_000)
             }
+            // Tell the waiters which process to watch.
+            let pid = Array("\(getpid())\n".utf8)
+            _ = ftruncate(descriptor, 0)
+            _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
 
         func release() {
             flock(descriptor, LOCK_UN)
             close(descriptor)
+        }
+    }
+
+    /// What a waiter can see of the lock holder's progress, from `/proc/<pid>/stat`.
+    private struct HolderProgress: Equatable {
+        let pid: Int32
+        let cpuTicks: UInt64
+        /// Running, runnable (waiting for a CPU on a busy machine) or in uninterruptible I/O.
+        let isWorking: Bool
+
+        /// nil when the lock file names no process this one can see (not yet written, exited,
+        /// or in another pid namespace): the waiter then counts plain time.
+        static func read(lockDescriptor: Int32) -> HolderProgress? {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = buffer.withUnsafeMutableBytes { pread(lockDescriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0,
+                  let pid = Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+                  pid > 0, pid != getpid(),
+                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let nameEnd = stat.lastIndex(of: ")") else { return nil }
+            // After "pid (comm)": state is field 3, utime and stime fields 14 and 15.
+            let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+            guard fields.count > 12, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else { return nil }
+            return HolderProgress(pid: pid, cpuTicks: user + system, isWorking: fields[0] == "R" || fields[0] == "D")
         }
     }
 
