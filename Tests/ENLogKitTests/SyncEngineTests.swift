@@ -223,18 +223,6 @@ final class SyncEngineTests: XCTestCase {
         XCTAssertEqual(value10, 2)
     }
 
-    func testNoteLeftSendingIsLookedUpThenCreatedOnce() async throws {
-        let f = try SyncFixture()
-        let notes = try await f.enqueue(2)
-        // A process died after markSending, before its request left: the note is not on the server.
-        try await f.outbox.markSending(notes[0].id!, now: f.clock.now)
-        let summary = try await f.engine().run()
-        XCTAssertEqual(summary.uploaded, 2)
-        XCTAssertEqual(summary.alreadyPresent, 0)
-        let value11 = try await f.serverNotes().count
-        XCTAssertEqual(value11, 2)
-    }
-
     func testRepeatedFailuresEndParked() async throws {
         let f = try SyncFixture()
         let notes = try await f.enqueue(1)
@@ -245,53 +233,6 @@ final class SyncEngineTests: XCTestCase {
         }
         let value12 = try await f.outbox.note(id: notes[0].id!).state
         XCTAssertEqual(value12, .parked)
-    }
-
-    func testSecondSyncIsRefusedWhileTheLockIsHeld() async throws {
-        let f = try SyncFixture()
-        var holder: SyncLock? = try SyncLock(databasePath: f.outbox.path)
-        do {
-            _ = try await f.engine().run()
-            XCTFail("expected syncInProgress")
-        } catch let SyncError.syncInProgress(_, pid) {
-            XCTAssertEqual(pid, getpid())
-        }
-        XCTAssertNotNil(holder)
-        holder = nil   // released on deinit
-        let value13 = try await f.engine().run().stoppedBecause
-        XCTAssertEqual(value13, .completed)
-    }
-
-    func testDeferredAddressesAreResolvedOrReleased() async throws {
-        struct Lookup: PlaceLookup {
-            let works: Bool
-            func place(for fix: Fix) async throws -> Place {
-                if works { return Place(address: "1 Rue de Rivoli, Paris") }
-                throw GeocodingError.noAddress
-            }
-        }
-        let f = try SyncFixture()
-        let renderer = NoteRenderer(style: NoteStyle(setsPlaceName: true))
-        let notes = try await f.enqueue(1, addressPending: true)
-        let dry = try await f.engine(options: SyncOptions(dryRun: true)).run()
-        XCTAssertEqual(dry.due, 0, "address pending: not due yet")
-        let summary = try await f.engine(lookup: Lookup(works: true), renderer: renderer).run()
-        XCTAssertEqual(summary.addressesResolved, 1)
-        XCTAssertEqual(summary.uploaded, 1)
-        let stored = try await f.outbox.note(id: notes[0].id!)
-        XCTAssertEqual(stored.placeName, "1 Rue de Rivoli, Paris")
-        XCTAssertTrue(stored.content.contains("Rivoli"))
-
-        // Failing lookups: held for `addressAttempts` runs, then uploaded with coordinates only.
-        let other = try await f.enqueue(1, addressPending: true, title: "Later")
-        let options = SyncOptions(addressAttempts: 2)
-        let a = try await f.engine(options: options, lookup: Lookup(works: false), renderer: renderer).run()
-        XCTAssertEqual(a.uploaded, 0)
-        let b = try await f.engine(options: options, lookup: Lookup(works: false), renderer: renderer).run()
-        XCTAssertEqual(b.uploaded, 1)
-        let released = try await f.outbox.note(id: other[0].id!)
-        XCTAssertEqual(released.state, .synced)
-        XCTAssertNil(released.placeName)
     }
 }
 

@@ -16,19 +16,22 @@ final class SyncInProcessTests: XCTestCase {
         evernote = InProcessEvernote(token: Self.token)
     }
 
-    func engine(token: String = SyncInProcessTests.token, clock: @escaping @Sendable () -> Date = { Date() }) -> SyncEngine {
+    func engine(token: String = SyncInProcessTests.token, clock: @escaping @Sendable () -> Date = { Date() },
+                options: SyncOptions = SyncOptions(), lookup: (any PlaceLookup)? = nil,
+                renderer: NoteRenderer? = nil) -> SyncEngine {
         let evernote = self.evernote!
         return SyncEngine(outbox: outbox, noteStoreURL: "https://in-process.invalid/shard/s1/notestore", token: token,
                           makeClient: { _, token in NoteStoreClient(transport: evernote, authenticationToken: token) },
-                          clock: clock)
+                          placeLookup: lookup, renderer: renderer, clock: clock, options: options)
     }
 
     @discardableResult
-    func enqueue(_ count: Int, notebook: String? = nil) async throws -> [OutboxNote] {
+    func enqueue(_ count: Int, notebook: String? = nil, addressPending: Bool = false) async throws -> [OutboxNote] {
         var notes: [OutboxNote] = []
         for index in 0..<count {
             let fix = try Fix(latitude: 10 + Double(index) * 0.01, longitude: 20, timestamp: Date(), source: .manual)
-            let draft = try NoteRenderer(style: NoteStyle(notebook: notebook)).render(fix: fix, place: nil)
+            var draft = try NoteRenderer(style: NoteStyle(notebook: notebook)).render(fix: fix, place: nil)
+            draft.addressPending = addressPending
             notes.append(try await outbox.enqueue(fix: fix, note: draft))
         }
         return notes
@@ -73,6 +76,67 @@ final class SyncInProcessTests: XCTestCase {
         XCTAssertTrue(evernote.notes.isEmpty)
         let counts = try await outbox.counts()
         XCTAssertEqual((counts[.pending] ?? 0) + (counts[.failed] ?? 0), 3)
+    }
+
+    // Engine logic that needs no wire: moved here from SyncEngineTests, which started the
+    // SDK-based server for them.
+
+    func testNoteLeftSendingIsLookedUpThenCreatedOnce() async throws {
+        let notes = try await enqueue(2)
+        // A process died after markSending, before its request left: the note is not on the server.
+        try await outbox.markSending(notes[0].id!)
+        let summary = try await engine().run()
+        XCTAssertEqual(summary.uploaded, 2)
+        XCTAssertEqual(summary.alreadyPresent, 0)
+        XCTAssertEqual(evernote.notes.count, 2)
+    }
+
+    func testSecondSyncIsRefusedWhileTheLockIsHeld() async throws {
+        try await enqueue(1)
+        var holder: SyncLock? = try SyncLock(databasePath: outbox.path)
+        do {
+            _ = try await engine().run()
+            XCTFail("expected syncInProgress")
+        } catch let SyncError.syncInProgress(_, pid) {
+            XCTAssertEqual(pid, getpid())
+        }
+        XCTAssertNotNil(holder)
+        XCTAssertTrue(evernote.notes.isEmpty)
+        holder = nil   // released on deinit
+        let run = try await engine().run()
+        XCTAssertEqual(run.stoppedBecause, .completed)
+        XCTAssertEqual(evernote.notes.count, 1)
+    }
+
+    func testDeferredAddressesAreResolvedOrReleased() async throws {
+        struct Lookup: PlaceLookup {
+            let works: Bool
+            func place(for fix: Fix) async throws -> Place {
+                if works { return Place(address: "1 Rue de Rivoli, Paris") }
+                throw GeocodingError.noAddress
+            }
+        }
+        let renderer = NoteRenderer(style: NoteStyle(setsPlaceName: true))
+        let notes = try await enqueue(1, addressPending: true)
+        let dry = try await engine(options: SyncOptions(dryRun: true)).run()
+        XCTAssertEqual(dry.due, 0, "address pending: not due yet")
+        let summary = try await engine(lookup: Lookup(works: true), renderer: renderer).run()
+        XCTAssertEqual(summary.addressesResolved, 1)
+        XCTAssertEqual(summary.uploaded, 1)
+        let stored = try await outbox.note(id: notes[0].id!)
+        XCTAssertEqual(stored.placeName, "1 Rue de Rivoli, Paris")
+        XCTAssertTrue(stored.content.contains("Rivoli"))
+
+        // Failing lookups: held for `addressAttempts` runs, then uploaded with coordinates only.
+        let other = try await enqueue(1, addressPending: true)
+        let options = SyncOptions(addressAttempts: 2)
+        let a = try await engine(options: options, lookup: Lookup(works: false), renderer: renderer).run()
+        XCTAssertEqual(a.uploaded, 0)
+        let b = try await engine(options: options, lookup: Lookup(works: false), renderer: renderer).run()
+        XCTAssertEqual(b.uploaded, 1)
+        let released = try await outbox.note(id: other[0].id!)
+        XCTAssertEqual(released.state, .synced)
+        XCTAssertNil(released.placeName)
     }
 }
 
