@@ -58,7 +58,7 @@ final class OAuthTestServer {
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        if (try? waitUntil("the server exits on SIGTERM", within: .seconds(10), { !process.isRunning })) == nil {
+        if (try? blockUntil("the server exits on SIGTERM", within: .seconds(10), { !process.isRunning })) == nil {
             kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()

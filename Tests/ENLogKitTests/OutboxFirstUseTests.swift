@@ -27,7 +27,7 @@ final class OutboxFirstUseTests: XCTestCase {
         }
         // Until the opener either gives up or is seen waiting for the set-up (it has the lock
         // file open beside ours): an event, not a sleep.
-        try waitUntil("the opener waits for the migration lock or fails") {
+        try blockUntil("the opener waits for the migration lock or fails") {
             opened.value != nil || openDescriptors(of: path + ".migrate-lock") > 1
         }
         if case .failure(let error)? = opened.value {
@@ -36,7 +36,7 @@ final class OutboxFirstUseTests: XCTestCase {
         try switching.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
         try switching.close()
         lock.release()
-        try waitUntil("the opener finishes") { opened.value != nil }
+        try blockUntil("the opener finishes") { opened.value != nil }
         guard case .success(let store)? = opened.value else { return XCTFail("\(String(describing: opened.value))") }
         XCTAssertEqual(store.path, path)
     }

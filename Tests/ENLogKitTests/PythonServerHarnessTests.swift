@@ -7,13 +7,13 @@ final class PythonServerHarnessTests: XCTestCase {
         // Started from a concurrency worker thread (signals blocked there) on purpose.
         let server = try PythonServer(script: "http_test_server.py", stdlibOnly: true)
         server.closeStdin()
-        try waitUntil("the server exits after its stdin closed") { !server.process.isRunning }
+        try await waitUntil("the server exits after its stdin closed") { !server.process.isRunning }
     }
 
     func testStopTerminatesAServerStartedOffTheMainThread() async throws {
         let server = try PythonServer(script: "http_test_server.py", stdlibOnly: true)
         server.process.terminate()   // SIGTERM alone, stdin still open
-        try waitUntil("the server exits on SIGTERM") { !server.process.isRunning }
+        try await waitUntil("the server exits on SIGTERM") { !server.process.isRunning }
         server.stop()
     }
 }

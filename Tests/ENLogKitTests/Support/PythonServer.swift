@@ -94,7 +94,7 @@ final class PythonServer {
         guard process.isRunning else { return }
         process.terminate()
         // A server that ignores SIGTERM is not a reason to hang the suite.
-        if (try? waitUntil("the server exits on SIGTERM", within: .seconds(10), { !process.isRunning })) == nil {
+        if (try? blockUntil("the server exits on SIGTERM", within: .seconds(10), { !process.isRunning })) == nil {
             kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()

@@ -10,10 +10,12 @@ struct WaitTimedOut: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Waits until `condition` holds: for an event the test can only observe by looking (a server-side
-/// record, a file, a process state). Throws after `deadline`, which only catches a hang.
-func waitUntil(_ what: String, within deadline: Duration = hangDeadline,
-               _ condition: () throws -> Bool) throws {
+/// Blocks this thread until `condition` holds: for an event the test can only observe by looking
+/// (a file, a process state), in synchronous code. Throws after `deadline`, which only catches a
+/// hang. Asynchronous code uses `waitUntil`, which leaves its thread to the work it waits for.
+@available(*, noasync, message: "use waitUntil")
+func blockUntil(_ what: String, within deadline: Duration = hangDeadline,
+                _ condition: () throws -> Bool) throws {
     let end = ContinuousClock.now + deadline
     while try !condition() {
         guard ContinuousClock.now < end else { throw WaitTimedOut(description: "gave up waiting: \(what)") }
@@ -21,7 +23,8 @@ func waitUntil(_ what: String, within deadline: Duration = hangDeadline,
     }
 }
 
-/// `waitUntil` for conditions that are checked asynchronously.
+/// Waits until `condition` holds: for an event the test can only observe by looking (a server-side
+/// record, a process state). Throws after `deadline`, which only catches a hang.
 func waitUntil(_ what: String, within deadline: Duration = hangDeadline,
                _ condition: () async throws -> Bool) async throws {
     let end = ContinuousClock.now + deadline
