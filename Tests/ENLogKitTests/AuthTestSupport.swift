@@ -55,14 +55,7 @@ final class OAuthTestServer {
     }
 
     /// SIGTERM, then SIGKILL after 10 s; always reaps the child.
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        if (try? blockUntil("the server exits on SIGTERM", within: .seconds(10), { !process.isRunning })) == nil {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-    }
+    func stop() { process.terminateAndReap() }
 
     deinit { stop() }
 

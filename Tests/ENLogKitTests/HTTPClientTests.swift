@@ -5,18 +5,7 @@ import XCTest
 import Glibc
 #endif
 
-final class HTTPClientTests: XCTestCase {
-    var server: PythonServer!
-
-    override func setUpWithError() throws {
-        server = try PythonServer(script: "http_test_server.py", stdlibOnly: true)
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class HTTPClientTests: HTTPTestServerCase {
     private func url(_ path: String) -> String { server.baseURL + path }
 
     /// How many /slow requests the server has started on (its own record).

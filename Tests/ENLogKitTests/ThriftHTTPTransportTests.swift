@@ -2,18 +2,7 @@ import Foundation
 import XCTest
 @testable import ENLogKit
 
-final class ThriftHTTPTransportTests: XCTestCase {
-    var server: PythonServer!
-
-    override func setUpWithError() throws {
-        server = try PythonServer(script: "http_test_server.py", stdlibOnly: true)
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class ThriftHTTPTransportTests: HTTPTestServerCase {
     func testPostsThriftWithContentTypeAndAccept() async throws {
         let transport = ThriftHTTPTransport(url: server.baseURL + "/echo")
         let reply = try await transport.roundTrip([0x80, 0x01, 0x00, 0x01, 0x00])

@@ -7,40 +7,19 @@ generated classes and its bundled Thrift runtime (not on anything we wrote).
 
 The SDK's TMemoryBuffer is text-based on Python 3, so a bytes transport is used instead.
 """
-import io
 import json
 import sys
 
 from thrift.Thrift import TMessageType, TType
 from thrift.protocol import TBinaryProtocol
-from thrift.transport import TTransport
 
 from evernote.edam.error import ttypes as Errors
 from evernote.edam.notestore import NoteStore
 from evernote.edam.type import ttypes as Types
 from evernote.edam.userstore import UserStore
 
+from thriftkit import BytesTransport
 from serverkit import thrift_to_json
-
-
-class BytesTransport(TTransport.TTransportBase):
-    def __init__(self, data=b""):
-        self.buffer = io.BytesIO(data)
-
-    def read(self, size):
-        return self.buffer.read(size)
-
-    def readAll(self, size):
-        data = self.buffer.read(size)
-        if len(data) != size:
-            raise EOFError("wanted %d bytes, got %d" % (size, len(data)))
-        return data
-
-    def write(self, data):
-        self.buffer.write(data)
-
-    def getvalue(self):
-        return self.buffer.getvalue()
 
 
 def to_json(value):

@@ -26,7 +26,6 @@ INVALID_AUTH "authenticationToken". Unknown methods get the SDK's TApplicationEx
 import argparse
 import copy
 import hashlib
-import io
 import json
 import os
 import signal
@@ -39,7 +38,6 @@ from urllib.parse import parse_qs, urlparse
 
 from thrift.Thrift import TApplicationException, TMessageType, TType
 from thrift.protocol import TBinaryProtocol
-from thrift.transport import TTransport
 
 from evernote.edam.error import ttypes as Errors
 from evernote.edam.notestore import NoteStore
@@ -47,6 +45,7 @@ from evernote.edam.notestore import ttypes as NSTypes
 from evernote.edam.type import ttypes as Types
 from evernote.edam.userstore import UserStore
 from evernote.edam.userstore import ttypes as USTypes
+from thriftkit import BytesTransport
 from serverkit import QuietServer, thrift_to_json, exit_when_stdin_closes, unblock_signals
 
 USER_STORE_PATH = "/edam/user"
@@ -56,32 +55,6 @@ NOTE_STORE_PATH = "/shard/s1/notestore"
 # ---------------------------------------------------------------------------------------------
 # Bytes transport and protocol (the SDK's TMemoryBuffer is text-based on Python 3, and its
 # readMessageBegin returns the method name as bytes, which the Processor cannot look up).
-
-class BytesTransport(TTransport.TTransportBase):
-    def __init__(self, data=b""):
-        self.buffer = io.BytesIO(data)
-
-    def isOpen(self):
-        return True
-
-    def read(self, size):
-        return self.buffer.read(size)
-
-    def readAll(self, size):
-        data = self.buffer.read(size)
-        if len(data) != size:
-            raise EOFError("wanted %d bytes, got %d" % (size, len(data)))
-        return data
-
-    def write(self, data):
-        self.buffer.write(data)
-
-    def flush(self):
-        pass
-
-    def getvalue(self):
-        return self.buffer.getvalue()
-
 
 class Protocol(TBinaryProtocol.TBinaryProtocol):
     def __init__(self, trans):
@@ -606,7 +579,13 @@ class Handler(BaseHTTPRequestHandler):
                            "application/x-thrift")
                 return
             if injection is not None and injection["kind"] == "delay":
-                time.sleep(injection["ms"] / 1000.0)
+                # Slow, not stuck: other calls and the /_test endpoints are answered meanwhile
+                # (as the service does), so a test can see this call arrive before it ends.
+                service.lock.release()
+                try:
+                    time.sleep(injection["ms"] / 1000.0)
+                finally:
+                    service.lock.acquire()
             out = BytesTransport()
             try:
                 processor.process(Protocol(BytesTransport(data)), Protocol(out))

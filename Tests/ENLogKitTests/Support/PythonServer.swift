@@ -88,16 +88,10 @@ final class PythonServer {
         try? stdinPipe.fileHandleForWriting.close()
     }
 
-    /// Closes the server's stdin (it exits on EOF), sends SIGTERM, and after 3 s SIGKILL.
+    /// Closes the server's stdin (it exits on EOF), sends SIGTERM, and after 10 s SIGKILL.
     func stop() {
         try? stdinPipe.fileHandleForWriting.close()
-        guard process.isRunning else { return }
-        process.terminate()
-        // A server that ignores SIGTERM is not a reason to hang the suite.
-        if (try? blockUntil("the server exits on SIGTERM", within: .seconds(10), { !process.isRunning })) == nil {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
+        process.terminateAndReap()
     }
 
     deinit { stop() }
@@ -117,3 +111,30 @@ func fetchJSON(_ url: String) async throws -> Any {
 }
 
 let controlClient = HTTPClient()
+
+extension Process {
+    /// SIGTERM, then SIGKILL after `grace` (a server that ignores SIGTERM is not a reason to hang
+    /// the suite); always reaps the child.
+    func terminateAndReap(grace: Duration = .seconds(10)) {
+        guard isRunning else { return }
+        terminate()
+        if (try? blockUntil("the server exits on SIGTERM", within: grace, { !isRunning })) == nil {
+            kill(processIdentifier, SIGKILL)
+        }
+        waitUntilExit()
+    }
+}
+
+/// Tests against `Tests/support/http_test_server.py`, one server per test.
+class HTTPTestServerCase: XCTestCase {
+    var server: PythonServer!
+
+    override func setUpWithError() throws {
+        server = try PythonServer(script: "http_test_server.py", stdlibOnly: true)
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+    }
+}
