@@ -26,36 +26,22 @@ func runPython(_ python: String, _ script: String, _ arguments: [String]) throws
 /// Tests/support/oauth_server.py, started on 127.0.0.1:0; `PORT=` is read from its stdout.
 /// Stopped with SIGTERM by `stop()` (tests call it in a defer/tearDown); it also exits by itself after 120 s.
 final class OAuthTestServer {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     var base: String { "http://127.0.0.1:\(port)" }
 
     init(python: String, arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [supportDirectory.appendingPathComponent("oauth_server.py").path, "--max-seconds", "120"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read the first line (bounded: the server prints it within a second or two).
-        let handle = out.fileHandleForReading
-        var line = Data()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let byte = handle.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data([10]) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT="), let port = Int(text.dropFirst(5)) else {
-            process.terminate()
-            throw NSError(domain: "OAuthTestServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no PORT= line: \(text)"])
+        process = try ChildProcess(python, [supportDirectory.appendingPathComponent("oauth_server.py").path,
+                                            "--max-seconds", "120"] + arguments, errorsToTest: true)
+        guard let line = process.line(startingWith: "PORT="), let port = Int(line) else {
+            process.kill()
+            throw NSError(domain: "OAuthTestServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no PORT= line: \(process.output)"])
         }
         self.port = port
     }
 
     /// SIGTERM, then SIGKILL after 10 s; always reaps the child.
-    func stop() { process.terminateAndReap() }
+    func stop() { process.stop(grace: .seconds(10)) }
 
     deinit { stop() }
 

@@ -12,7 +12,7 @@ final class PythonServerHarnessTests: XCTestCase {
 
     func testStopTerminatesAServerStartedOffTheMainThread() async throws {
         let server = try PythonServer(script: "http_test_server.py", stdlibOnly: true)
-        server.process.terminate()   // SIGTERM alone, stdin still open
+        kill(server.process.pid, SIGTERM)   // SIGTERM alone, stdin still open
         try await waitUntil("the server exits on SIGTERM") { !server.process.isRunning }
         server.stop()
     }

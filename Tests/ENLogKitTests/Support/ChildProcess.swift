@@ -7,31 +7,47 @@ import Glibc
 /// The one way tests start a program they talk to or stop (servers, gpsfake, holders of a lock):
 /// `posix_spawn` with an empty signal mask and default dispositions, so that the child sees
 /// SIGTERM (Foundation's `Process` on Linux hands down XCTest's blocked-signal mask), with its
-/// stdout and stderr on one pipe the test reads, or on /dev/null.
+/// stdout (and stderr, unless it goes to the test's own) on a pipe the test reads, or on /dev/null;
+/// stdin is /dev/null or a pipe the test holds (a server that exits when it closes).
 /// Programs run to completion for their result go through `Subprocess.run`.
 final class ChildProcess {
     let pid: pid_t
     private let readFD: Int32
+    private var stdinFD: Int32 = -1
     private var buffer = Data()
     private(set) var exitStatus: Int32?
 
     /// - Parameter environment: `NAME=value` entries; nil hands down this process's environment.
     /// - Parameter captureOutput: false sends stdout and stderr to /dev/null.
-    init(_ path: String, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true) throws {
+    /// - Parameter errorsToTest: stderr goes to this process's stderr (diagnostics in the test
+    ///   log; a pipe nobody reads after start-up could fill up and stall the child).
+    /// - Parameter standardInputPipe: the child's stdin is a pipe held until `closeStandardInput()`.
+    init(_ path: String, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true,
+         errorsToTest: Bool = false, standardInputPipe: Bool = false) throws {
         var fds: [Int32] = [-1, -1]
-        if captureOutput { guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) } }
+        // Close-on-exec: other children started later do not inherit a pipe end (this child gets
+        // its own copies through dup2, which clears the flag). Glibc's module has no pipe2.
+        if captureOutput { guard Self.closeOnExecPipe(&fds) else { throw POSIXError(.EMFILE) } }
+        var input: [Int32] = [-1, -1]
+        if standardInputPipe { guard Self.closeOnExecPipe(&input) else { throw POSIXError(.EMFILE) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if standardInputPipe {
+            posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+            posix_spawn_file_actions_addclose(&actions, input[0])
+            posix_spawn_file_actions_addclose(&actions, input[1])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         if captureOutput {
             posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+            if !errorsToTest { posix_spawn_file_actions_adddup2(&actions, fds[1], 2) }
             posix_spawn_file_actions_addclose(&actions, fds[0])
             posix_spawn_file_actions_addclose(&actions, fds[1])
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            if !errorsToTest { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -55,18 +71,53 @@ final class ChildProcess {
             status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         }
         if captureOutput { close(fds[1]) }
+        if standardInputPipe { close(input[0]) }
         guard status == 0 else {
             if captureOutput { close(fds[0]) }
+            if standardInputPipe { close(input[1]) }
             throw NSError(domain: NSPOSIXErrorDomain, code: Int(status),
                           userInfo: [NSLocalizedDescriptionKey: "cannot start \(path)"])
         }
         self.pid = pid
         self.readFD = fds[0]
+        self.stdinFD = input[1]
         eof = !captureOutput
     }
 
-    convenience init(_ executable: URL, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true) throws {
-        try self.init(executable.path, arguments, environment: environment, captureOutput: captureOutput)
+    convenience init(_ executable: URL, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true,
+                     errorsToTest: Bool = false, standardInputPipe: Bool = false) throws {
+        try self.init(executable.path, arguments, environment: environment, captureOutput: captureOutput,
+                      errorsToTest: errorsToTest, standardInputPipe: standardInputPipe)
+    }
+
+    private static func closeOnExecPipe(_ fds: inout [Int32]) -> Bool {
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    /// Closes the child's stdin pipe: it reads end of file.
+    func closeStandardInput() {
+        if stdinFD >= 0 { close(stdinFD) }
+        stdinFD = -1
+    }
+
+    /// The first whole output line that starts with `prefix` (without it), once the child has
+    /// printed it; nil when it exits or `deadline` passes first.
+    func line(startingWith prefix: String, within deadline: Duration = hangDeadline) -> String? {
+        func find() -> String? {
+            let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()   // whole lines only
+            return lines.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        }
+        let end = ContinuousClock.now + deadline
+        while ContinuousClock.now < end {
+            if let found = find() { return found }
+            if !readChunk(timeoutMs: 50) && (eof || !isRunning) {
+                while readChunk(timeoutMs: 0) {}
+                break
+            }
+        }
+        return find()
     }
 
     /// No proxy variables, no inherited oddities: the child sees only what the test decides.
@@ -147,6 +198,7 @@ final class ChildProcess {
     }
 
     deinit {
+        closeStandardInput()
         kill()
         if readFD >= 0 { close(readFD) }
     }

@@ -9,17 +9,15 @@ import Glibc
 /// A Python test server from `Tests/support/` run as a child process on 127.0.0.1.
 ///
 /// Start: `python SCRIPT --port 0 --print-port --watch-stdin ARGS…`; the harness reads the
-/// `PORT=<n>` line from stdout (20 s limit). Stop: `stop()` (also on deinit) closes its stdin, sends SIGTERM,
+/// `PORT=<n>` line from stdout (`hangDeadline`). Stop: `stop()` (also on deinit) closes its stdin, sends SIGTERM,
 /// SIGKILL after 10 s, and waits; and because the server watches its stdin, it also exits by itself when this process
 /// dies and the pipe closes, so a crashed test run leaves no server behind.
 ///
 /// Interpreter: env `ENLOG_PYTHON` (a venv with PyPI `evernote3`). Unset: the test is skipped
 /// (`XCTSkip`), or fails when `CI=true`. Stdlib-only scripts fall back to `python3` on PATH.
 final class PythonServer {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
-    private let stdinPipe = Pipe()
-    private let stdoutPipe = Pipe()
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -49,58 +47,26 @@ final class PythonServer {
 
     init(script: String, arguments: [String] = [], stdlibOnly: Bool = false) throws {
         let python = try Self.interpreter(stdlibOnly: stdlibOnly)
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.supportDirectory.appendingPathComponent(script).path,
-                             "--port", "0", "--print-port", "--watch-stdin"] + arguments
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.standardError
-        try process.run()
-
-        let reader = stdoutPipe.fileHandleForReading
-        let found = PortBox()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            var text = ""
-            while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT=") }),
-                   let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) {
-                    found.set(port)
-                    break
-                }
-            }
-            done.signal()
-        }
-        let waited = done.wait(timeout: .now() + 20)
-        guard waited == .success, let port = found.get() else {
-            process.terminate()
-            process.waitUntilExit()
-            throw StartFailure(description: "\(script) did not report its port (exit status \(process.isRunning ? -1 : process.terminationStatus))")
+        process = try ChildProcess(python, [Self.supportDirectory.appendingPathComponent(script).path,
+                                            "--port", "0", "--print-port", "--watch-stdin"] + arguments,
+                                   errorsToTest: true, standardInputPipe: true)
+        guard let line = process.line(startingWith: "PORT="), let port = Int(line.trimmingCharacters(in: .whitespaces)) else {
+            process.kill()
+            throw StartFailure(description: "\(script) did not report its port (exit status \(process.wait()))")
         }
         self.port = port
     }
 
     /// What happens when the test process dies: the server sees EOF on stdin and exits.
-    func closeStdin() {
-        try? stdinPipe.fileHandleForWriting.close()
-    }
+    func closeStdin() { process.closeStandardInput() }
 
     /// Closes the server's stdin (it exits on EOF), sends SIGTERM, and after 10 s SIGKILL.
     func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        process.terminateAndReap()
+        process.closeStandardInput()
+        process.stop(grace: .seconds(10))
     }
 
     deinit { stop() }
-}
-
-private final class PortBox: Sendable {
-    private let value = Mutex<Int?>(nil)
-    func set(_ v: Int) { value.withLock { $0 = v } }
-    func get() -> Int? { value.withLock { $0 } }
 }
 
 /// GET a test server's JSON control endpoint with our own client.
@@ -111,19 +77,6 @@ func fetchJSON(_ url: String) async throws -> Any {
 }
 
 let controlClient = HTTPClient()
-
-extension Process {
-    /// SIGTERM, then SIGKILL after `grace` (a server that ignores SIGTERM is not a reason to hang
-    /// the suite); always reaps the child.
-    func terminateAndReap(grace: Duration = .seconds(10)) {
-        guard isRunning else { return }
-        terminate()
-        if (try? blockUntil("the server exits on SIGTERM", within: grace, { !isRunning })) == nil {
-            kill(processIdentifier, SIGKILL)
-        }
-        waitUntilExit()
-    }
-}
 
 /// Tests against `Tests/support/http_test_server.py`, one server per test.
 class HTTPTestServerCase: XCTestCase {
