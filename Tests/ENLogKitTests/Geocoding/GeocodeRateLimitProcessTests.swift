@@ -15,20 +15,11 @@ final class GeocodeRateLimitProcessTests: XCTestCase {
         XCTAssertEqual(try home.run("log", "--at", "1,1", "--no-geocode", "--no-sync").status, 0)
 
         let loggers = 8
-        let processes = try (0..<loggers).map { index -> Process in
-            let process = Process()
-            process.executableURL = Subprocess.enlog
-            // Distinct points, none cached: every logger must ask the service.
-            process.arguments = ["log", "--at", "\(10 + index),\(20 + index)", "--no-sync"]
-            process.environment = home.environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            return process
+        // Distinct points, none cached: every logger must ask the service.
+        let processes = try (0..<loggers).map { index in
+            try home.start(["log", "--at", "\(10 + index),\(20 + index)", "--no-sync"])
         }
-        for process in processes { process.waitUntilExit() }
-        XCTAssertEqual(processes.map(\.terminationStatus), Array(repeating: 0, count: loggers))
+        XCTAssertEqual(processes.map { $0.wait() }, Array(repeating: 0, count: loggers))
 
         let arrivals = try await server.requests().compactMap { $0["time"] as? Double }.sorted()
         XCTAssertEqual(arrivals.count, loggers, "every logger asked once")
