@@ -218,6 +218,7 @@ class Service(object):
 
     def __init__(self, tokens, base_url):
         self.lock = threading.RLock()
+        self.calls = threading.Lock()
         self.base_url = base_url
         self.accounts = {}
         for i, token in enumerate(tokens, start=1):
@@ -549,7 +550,10 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404, b"<html><head><title>404 Not Found</title></head></html>", "text/html")
             return
         service = self.server.service
-        with service.lock:
+        # Calls are served one at a time (`calls`); `lock` guards the state the /_test endpoints
+        # read, and is let go while a call sleeps for an injected delay, so a test can see the
+        # delayed call arrive while later calls still wait behind it.
+        with service.calls, service.lock:
             record = {"path": path, "content_type": self.headers.get("Content-Type"),
                       "accept": self.headers.get("Accept"), "user_agent": self.headers.get("User-Agent"),
                       "length": len(data)}
@@ -579,8 +583,6 @@ class Handler(BaseHTTPRequestHandler):
                            "application/x-thrift")
                 return
             if injection is not None and injection["kind"] == "delay":
-                # Slow, not stuck: other calls and the /_test endpoints are answered meanwhile
-                # (as the service does), so a test can see this call arrive before it ends.
                 service.lock.release()
                 try:
                     time.sleep(injection["ms"] / 1000.0)

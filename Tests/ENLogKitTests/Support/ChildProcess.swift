@@ -49,6 +49,13 @@ final class ChildProcess {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             if !errorsToTest { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         }
+        // Nothing else this process has open reaches the child: a descriptor another test holds
+        // (a binary being copied: "Text file busy"; a server's stdin) must not stay open in it.
+        // (Glibc's module has no addclosefrom_np; closing one no longer open is ignored.)
+        let ownPipeEnds = Set(fds + input)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2, !ownPipeEnds.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
