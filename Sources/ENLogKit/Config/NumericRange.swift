@@ -49,4 +49,7 @@ extension NumericRange {
     public static let budgetMilliseconds = NumericRange(50, 60_000, unit: "milliseconds", wholeNumbers: true)
     public static let noteCount = NumericRange(1, 1_000_000, unit: "notes", wholeNumbers: true)
     public static let authorizationSeconds = NumericRange(1, 86_400, unit: "seconds")
+    public static let watchDistanceMetres = NumericRange(10, 100_000, unit: "metres")
+    public static let watchIntervalSeconds = NumericRange(1, 86_400, unit: "seconds")
+    public static let watchHeartbeatSeconds = NumericRange(60, 604_800, unit: "seconds")
 }

@@ -62,6 +62,12 @@ extension Setting {
     public static let dnsTimeout = Setting("network.dns_timeout", .number, default: "5", range: .shortWaitSeconds, "longest wait for the Evernote host's name to resolve, seconds; past it a remembered address is used")
     public static let requestTimeout = Setting("network.request_timeout", .number, default: "20", range: .requestSeconds, "longest wait for one Evernote request, seconds; past it the note stays queued and is looked up before it is sent again")
     public static let caFile = Setting("network.ca_file", .string, default: nil, "PEM file of CAs to trust for HTTPS instead of the system's (verification stays on)")
+    public static let watchMinDistance = Setting("watch.min_distance", .number, default: "200", range: .watchDistanceMetres,
+                                                 "metres moved (beyond the fixes' accuracy) since the last note before watch logs another")
+    public static let watchMinInterval = Setting("watch.min_interval", .number, default: "300", range: .watchIntervalSeconds,
+                                                 "seconds since the last note before watch logs another")
+    public static let watchMaxInterval = Setting("watch.max_interval", .number, default: nil, range: .watchHeartbeatSeconds,
+                                                 "seconds after which watch logs a note even when stationary; unset: never")
     public static let database = Setting("outbox.db", .string, default: nil, environment: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
     /// Every setting, in the order `enlog config show` prints them.
@@ -69,7 +75,8 @@ extension Setting {
         gpsd, locationTimeout, maxAge, minAccuracy,
         geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
-        consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile, database,
+        consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile,
+        watchMinDistance, watchMinInterval, watchMaxInterval, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }
