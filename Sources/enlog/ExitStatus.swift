@@ -123,6 +123,12 @@ enum ExitStatus: Int32, CaseIterable {
             }
         case is ThriftHTTPError:
             return .protocolError
+        case let error as WatchError:
+            switch error {
+            case .alreadyRunning: return .temporary
+            case .lockUnavailable: return .cannotWrite
+            case .setupFailed: return .unavailable
+            }
         default:
             return .usage
         }

@@ -141,6 +141,8 @@ struct GPSDSession {
     private var noDevice = false
     private var best: (fix: Fix, rejection: QualityFilter.Rejection)?
 
+    var endpointDescription: String { endpoint.description }
+
     init(endpoint: GPSDLocation.Endpoint, timeout: TimeInterval, filter: QualityFilter, wake: WakePipe) {
         self.endpoint = endpoint
         self.timeout = timeout
@@ -191,41 +193,60 @@ struct GPSDSession {
         }
     }
 
-    /// The fix in a report line when it is one the filter accepts.
-    private mutating func consider(line: Data) -> Fix? {
-        guard let report = try? JSONDecoder().decode(Report.self, from: line) else { return nil }
+    /// What one report line says, as far as enlog cares.
+    enum Line: Equatable {
+        case devices(empty: Bool)
+        /// A TPV report; the fix when it has a usable position (mode ≥ 2, a time when ages matter).
+        case report(Fix?)
+        case other
+    }
+
+    /// Decodes one line of gpsd's JSON stream. `needsTime`: a TPV without a time has an unknown
+    /// age (gpsd sends a few before it knows the date), so it gives no fix when ages matter.
+    static func decode(line: Data, needsTime: Bool) -> Line {
+        guard let report = try? JSONDecoder().decode(Report.self, from: line) else { return .other }
         switch report.kind {
         case "DEVICES":
-            noDevice = report.devices?.isEmpty ?? false
-            return nil
+            return .devices(empty: report.devices?.isEmpty ?? false)
         case "TPV":
             break
         default:
-            return nil
+            return .other
         }
-        reports += 1
-        guard let mode = report.mode, mode >= 2, let lat = report.lat, let lon = report.lon else { return nil }
+        guard let mode = report.mode, mode >= 2, let lat = report.lat, let lon = report.lon else { return .report(nil) }
         let timestamp: Date
         if let time = report.time.flatMap(Self.parseTime) {
             timestamp = time
-        } else if filter.maxAge == nil {
+        } else if !needsTime {
             timestamp = Date()
         } else {
-            // gpsd sends a few timeless TPVs before it knows the date; their age is unknown.
-            return nil
+            return .report(nil)
         }
         let accuracy = report.eph ?? {
             guard let x = report.epx, let y = report.epy else { return nil }
             return (x * x + y * y).squareRoot()
         }()
         let altitude = mode >= 3 ? (report.altMSL ?? report.alt ?? report.altHAE) : nil
-        guard let fix = try? Fix(latitude: lat, longitude: lon, altitude: altitude, horizontalAccuracy: accuracy,
-                                 speed: report.speed, course: report.track, timestamp: timestamp, source: .gpsd)
-        else { return nil }
-        fixesSeen += 1
-        guard let rejection = filter.rejection(of: fix) else { return fix }
-        if best == nil || Self.isBetter(fix, than: best!.fix) { best = (fix, rejection) }
-        return nil
+        return .report(try? Fix(latitude: lat, longitude: lon, altitude: altitude, horizontalAccuracy: accuracy,
+                                speed: report.speed, course: report.track, timestamp: timestamp, source: .gpsd))
+    }
+
+    /// The fix in a report line when it is one the filter accepts.
+    private mutating func consider(line: Data) -> Fix? {
+        switch Self.decode(line: line, needsTime: filter.maxAge != nil) {
+        case .devices(let empty):
+            noDevice = empty
+            return nil
+        case .other:
+            return nil
+        case .report(let fix):
+            reports += 1
+            guard let fix else { return nil }
+            fixesSeen += 1
+            guard let rejection = filter.rejection(of: fix) else { return fix }
+            if best == nil || Self.isBetter(fix, than: best!.fix) { best = (fix, rejection) }
+            return nil
+        }
     }
 
     /// More accurate wins; among equally accurate fixes the newer one.
@@ -253,7 +274,7 @@ struct GPSDSession {
 
     // MARK: Sockets
 
-    private func connect(to addresses: [NameLookup.Entry], before deadline: Date) throws -> Int32 {
+    func connect(to addresses: [NameLookup.Entry], before deadline: Date) throws -> Int32 {
         var lastError = ECONNREFUSED
         for info in addresses {
             let fd = socket(info.family, info.socketType, info.protocolNumber)
@@ -284,7 +305,7 @@ struct GPSDSession {
         throw LocationError.gpsdUnreachable(endpoint: endpoint.description, detail: detail)
     }
 
-    private func send(_ text: String, on fd: Int32, before deadline: Date) throws {
+    func send(_ text: String, on fd: Int32, before deadline: Date) throws {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             guard try wait(for: fd, events: Int16(POLLOUT), until: deadline) else {
@@ -300,7 +321,7 @@ struct GPSDSession {
     }
 
     /// `true` when `fd` is ready, `false` at the deadline; throws `CancellationError` when woken.
-    private func wait(for fd: Int32, events: Int16, until deadline: Date) throws -> Bool {
+    func wait(for fd: Int32, events: Int16, until deadline: Date) throws -> Bool {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { return false }

@@ -438,6 +438,11 @@ public struct OutboxStore: Sendable {
         }
     }
 
+    /// The most recently taken fix logged, if any (what `watch` measures movement from after a restart).
+    public func latestFix() async throws(OutboxError) -> FixRecord? {
+        try await read { db in try FixRecord.order(Column("timestamp").desc, Column("id").desc).fetchOne(db) }
+    }
+
     /// `PRAGMA integrity_check`'s verdict: "ok", or the problems found.
     public func integrityCheck() async throws(OutboxError) -> [String] {
         try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }

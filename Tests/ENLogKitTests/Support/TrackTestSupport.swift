@@ -92,8 +92,11 @@ struct GeneratedTrack {
         }
         var text = ""
         for point in points {
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: point.time)
-            let hundredths = (parts.nanosecond ?? 0) / 10_000_000
+            // To the hundredth NMEA carries, rounded first: 22.0 s held as 21.9999999 would
+            // otherwise be written as 21.99.
+            let time = Date(timeIntervalSince1970: (point.time.timeIntervalSince1970 * 100).rounded() / 100)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: time)
+            let hundredths = Int((Double(parts.nanosecond ?? 0) / 10_000_000).rounded()) % 100
             let hms = String(format: "%02d%02d%02d.%02d", parts.hour!, parts.minute!, parts.second!, hundredths)
             let dmy = String(format: "%02d%02d%02d", parts.day!, parts.month!, parts.year! % 100)
             let lat = degrees(point.latitude, width: 2) + (point.latitude >= 0 ? ",N" : ",S")

@@ -1,0 +1,65 @@
+import ArgumentParser
+import ENLogKit
+import Foundation
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Follow gpsd, log a note whenever you have moved, upload when the network returns.",
+        discussion: """
+            Runs in the foreground until SIGTERM or SIGINT (exit 0); SIGHUP reloads the configuration.
+            A note is logged after moving watch.min_distance metres (beyond the fixes' accuracy) once
+            watch.min_interval seconds have passed, or after watch.max_interval seconds when set.
+            Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: [.customLong("nmea"), .customLong("replay")],
+            help: ArgumentHelp("Replay an NMEA 0183 log through the same decision at once, then exit.", valueName: "file"))
+    var nmea: String?
+
+    @Option(help: ArgumentHelp("gpsd address (default 127.0.0.1:2947).", valueName: "host:port"))
+    var gpsd: String?
+
+    @Option(help: ArgumentHelp("Metres moved before another note (default 200).", valueName: "metres"))
+    var minDistance: Double?
+
+    @Option(help: ArgumentHelp("Seconds between notes at least (default 300).", valueName: "seconds"))
+    var minInterval: Double?
+
+    @Option(help: ArgumentHelp("Log a note after this many seconds even when still (default: never).", valueName: "seconds"))
+    var maxInterval: Double?
+
+    @Flag(help: "One JSON object per event on stderr.") var json = false
+    @Flag(name: .shortAndLong, help: "Also report every fix, network change and timer.") var verbose = false
+
+    func run() async throws {
+        let flags: [Setting: String?] = [
+            .gpsd: gpsd, .watchMinDistance: minDistance.map { "\($0)" },
+            .watchMinInterval: minInterval.map { "\($0)" }, .watchMaxInterval: maxInterval.map { "\($0)" },
+        ]
+        let global = self.global
+        let config = try global.loadConfig(flags: flags)
+        let outbox = try global.openOutbox(config)
+        let lock = try WatchLock(databasePath: config.string(.database)!)
+        defer { lock.release() }
+        let json = self.json, verbose = self.verbose
+        let watcher = Watcher(outbox: outbox, dependencies: Watcher.Dependencies(
+            loadConfig: { try global.loadConfig(flags: flags) },
+            account: { (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } },
+            report: { report in
+                guard report.level != .detail || verbose else { return }
+                Terminal.standardError(json ? report.json : report.line)
+            }))
+        if let nmea {
+            let summary = try await watcher.replay(nmea: nmea, config: config)
+            let line = "replayed \(summary.fixes) fixes (\(summary.accepted) accepted): \(summary.notes) notes logged"
+            Terminal.standardError(json ? WatchReport(.event, "replayed", line, ["fixes": .int(summary.fixes),
+                                                      "accepted": .int(summary.accepted), "notes": .int(summary.notes)]).json
+                                        : "enlog: " + line)
+            return
+        }
+        try await watcher.run(config: config)
+    }
+}

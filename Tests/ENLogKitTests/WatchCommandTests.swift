@@ -1,0 +1,271 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ENLogKit
+
+/// A unix datagram socket bound by the test, standing in for systemd's notify socket.
+final class NotifySocketListener {
+    let path: String
+    private let fd: Int32
+
+    init(directory: TemporaryDirectory) throws {
+        path = directory.path("notify.sock")
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw XCTSkip("cannot bind a unix datagram socket: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    /// Datagrams until one contains `field` (e.g. "READY=1"); all of them, or nil after `seconds`.
+    func messages(until field: String, seconds: Double) -> [String]? {
+        var received: [String] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { continue }
+            let message = String(decoding: buffer[0..<count], as: UTF8.self)
+            received.append(message)
+            if message.split(separator: "\n").contains(where: { $0.hasPrefix(field) }) { return received }
+        }
+        return nil
+    }
+}
+
+/// `enlog watch` as a process: JSON events on its output, read as they come.
+final class WatchProcess {
+    let child: ReachChild
+
+    init(home: EnlogHome, arguments: [String] = [], environment: [String: String] = [:], wrapper: [String] = []) throws {
+        var env = home.environment
+        env.merge(environment) { $1 }
+        let pairs = env.map { "\($0.key)=\($0.value)" }.sorted()
+        if wrapper.isEmpty {
+            child = try ReachChild(Subprocess.enlog.path, ["watch", "--json", "-v"] + arguments, environment: pairs)
+        } else {
+            child = try ReachChild(wrapper[0], Array(wrapper.dropFirst()) + ["/usr/bin/env", "-i"] + pairs
+                                   + [Subprocess.enlog.path, "watch", "--json", "-v"] + arguments)
+        }
+    }
+
+    /// Waits for an event line matching `event` (and `extra`, a substring), as the events arrive.
+    @discardableResult
+    func waitFor(_ event: String, _ extra: String = "", seconds: Double = 60) -> Bool {
+        child.waitForOutput(containing: #""event":"\#(event)""#, seconds: seconds)
+            && (extra.isEmpty || child.waitForOutput(containing: extra, seconds: seconds))
+    }
+
+    /// Waits until `count` events named `event` have been printed.
+    @discardableResult
+    func waitFor(_ count: Int, _ event: String, seconds: Double = 60) -> Bool {
+        let marker = #""event":"\#(event)""#
+        return child.waitForOutput(seconds: seconds) { $0.components(separatedBy: marker).count - 1 >= count }
+    }
+
+    func terminate(_ signal: Int32 = SIGTERM) -> (status: Int32, events: [[String: Any]], output: String) {
+        kill(child.pid, signal)
+        let result = child.finish()
+        return (result.status, Self.events(result.output), result.output)
+    }
+
+    static func events(_ output: String) -> [[String: Any]] {
+        output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}
+
+final class WatchCommandTests: XCTestCase {
+    static let start = Date(timeIntervalSince1970: 1_795_000_000)
+
+    func testReplayLogsTheDrivesNotesAtTheExpectedPoints() throws {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        let track = GeneratedTrack(start: Self.start, legs: WatchDecisionTests.drive)
+        let log = try home.directory.file("drive.nmea", contents: track.nmea).path
+        let result = try home.run("watch", "--nmea", log, "--json")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let events = WatchProcess.events(result.standardError)
+        XCTAssertEqual(events.last?["fixes"] as? Int, 2300, result.standardError)
+        XCTAssertEqual(events.filter { $0["event"] as? String == "noted" }.count, 5)
+        let history = try home.run("history", "--json")
+        let fixes = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [[String: Any]])
+        let formatter = ISO8601DateFormatter()
+        let seconds = fixes.compactMap { ($0["timestamp"] as? String).flatMap(formatter.date(from:)) }
+            .map { Int($0.timeIntervalSince(Self.start).rounded()) }
+        XCTAssertEqual(seconds, [0, 622, 922, 1422, 1722], "the same seconds as the decision logic on exact fixes")
+        XCTAssertEqual(try home.counts().orphans, 0)
+
+        // A stationary receiver's hour, jitter and all, after a note at that place: nothing.
+        let still = GeneratedTrack(start: Self.start.addingTimeInterval(3600), legs: [.stop(seconds: 3600)], noise: 11, hdop: 0.5...0.52)
+        let stillLog = try home.directory.file("still.nmea", contents: still.nmea).path
+        let again = try home.run("watch", "--replay", stillLog, "--min-distance", "200", "--json")
+        XCTAssertEqual(again.status, 0, again.standardError)
+        XCTAssertEqual(WatchProcess.events(again.standardError).filter { $0["event"] as? String == "noted" }.count, 1,
+                       "a fresh replay logs the first place only: \(again.standardError)")
+    }
+
+    func testSettingsOutOfRangeExit78WithTheRange() throws {
+        let home = try EnlogHome()
+        let result = try home.run("watch", "--min-distance", "5", "--nmea", "/nonexistent.nmea")
+        XCTAssertEqual(result.status, 78, result.standardError)
+        XCTAssertTrue(result.standardError.contains("between 10 and 100000"), result.standardError)
+    }
+
+    func testSystemdHearsReadyStatusWatchdogAndASecondWatchExits75() throws {
+        let home = try EnlogHome()
+        let notify = try NotifySocketListener(directory: home.directory)
+        // gpsd is away (nothing listens there): watch still runs, says so once, and keeps trying.
+        let port = try freeLoopbackPort()
+        let watch = try WatchProcess(home: home, environment: [
+            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000", "ENLOG_LOCATION_GPSD": "127.0.0.1:\(port)"])
+        let ready = try XCTUnwrap(notify.messages(until: "READY=1", seconds: 30), "no READY=1")
+        XCTAssertTrue(ready.joined(separator: "\n").contains("STATUS=last note none yet; 0 pending"), "\(ready)")
+        XCTAssertNotNil(notify.messages(until: "WATCHDOG=1", seconds: 30), "no WATCHDOG=1")
+        XCTAssertTrue(watch.waitFor("gpsd-lost"))
+
+        let second = try home.run("watch")
+        XCTAssertEqual(second.status, 75, second.standardError)
+        XCTAssertTrue(second.standardError.contains("process \(watch.child.pid)"), second.standardError)
+
+        let end = watch.terminate()
+        XCTAssertEqual(end.status, 0, end.output)
+        XCTAssertEqual(end.events.filter { $0["event"] as? String == "gpsd-lost" }.count, 1, "gpsd's absence is said once")
+        XCTAssertNotNil(notify.messages(until: "STOPPING=1", seconds: 5))
+    }
+
+    func testAbstractNotifySocketNamesAreUnderstood() {
+        XCTAssertEqual(SystemdNotifier.socketAddress("@enlog/notify")?.dropFirst(2).first, 0, "abstract: a leading NUL")
+        XCTAssertEqual(SystemdNotifier.socketAddress("/run/user/1000/systemd/notify")?.count, 2 + 29)
+        XCTAssertNil(SystemdNotifier.socketAddress("relative"))
+        XCTAssertFalse(SystemdNotifier(environment: [:]).isActive)
+        XCTAssertEqual(SystemdNotifier(environment: ["NOTIFY_SOCKET": "/x", "WATCHDOG_USEC": "60000000"]).watchdogInterval, .seconds(30))
+    }
+
+    func testShippedUnitsVerify() throws {
+        guard let analyze = Subprocess.which("systemd-analyze") else { throw XCTSkip("systemd-analyze not installed") }
+        let home = try TemporaryDirectory()
+        let bin = home.path(".local/bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/enlog", withDestinationPath: Subprocess.enlog.path)
+        let units = ["enlog-watch.service", "enlog-sync.service", "enlog-sync.timer"].map {
+            Fixtures.repositoryRoot.appendingPathComponent("contrib/systemd/\($0)").path
+        }
+        let result = try Subprocess.run(analyze, ["verify"] + units, environment: ["HOME": home.url.path, "PATH": "/usr/bin:/bin"])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardError, "", "warnings: \(result.standardError)")
+        let watchUnit = try String(contentsOfFile: units[0], encoding: .utf8)
+        for line in ["Type=notify", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "WatchdogSec="] {
+            XCTAssertTrue(watchUnit.contains(line), line)
+        }
+    }
+}
+
+/// Debian's gpsd, fed a generated drive by gpsfake: watch logs where it should, survives gpsd
+/// going away, and stops cleanly on SIGTERM.
+final class WatchGPSDTests: XCTestCase {
+    private var fakes: [SpawnedProcess] = []
+
+    override func tearDown() {
+        for fake in fakes { stop(fake) }
+        fakes = []
+    }
+
+    private func stop(_ fake: SpawnedProcess) {
+        let daemons = childProcesses(of: fake.pid)
+        fake.stop()
+        for pid in daemons where kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
+
+    /// gpsfake replaying `track` on `port`, 0.05 s per sentence (three per fix).
+    private func gpsfake(_ track: GeneratedTrack, port: UInt16, in directory: TemporaryDirectory, name: String) throws -> SpawnedProcess {
+        guard let executable = TestPaths.executableInPath("gpsfake") else {
+            throw XCTSkip("gpsfake is not installed (apt-get install -y gpsd gpsd-clients)")
+        }
+        let log = try directory.file(name, contents: track.nmea).path
+        let fake = try SpawnedProcess(executable, ["-P", String(port), "-n", "-c", "0.05", "-q", log])
+        fakes.append(fake)
+        return fake
+    }
+
+    /// Fixes stamped in the past (so none is "from the future" however fast gpsfake plays them),
+    /// accepted through a generous age limit.
+    private func environment(port: UInt16) -> [String: String] {
+        ["ENLOG_LOCATION_GPSD": "127.0.0.1:\(port)", "ENLOG_LOCATION_MAX_AGE": "86400",
+         "ENLOG_GEOCODING_ENABLED": "false", "ENLOG_WATCH_MIN_INTERVAL": "30"]
+    }
+
+    func testDriveThroughRealGPSDLogsAtTheStopsAndDeparturesThenStopsOnSIGTERM() throws {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        // Stop A 150 s, 2 km at 80 m/s, stop B 60 s, 3 km at 120 m/s, stop C 60 s; min_interval 30 s.
+        let legs: [GeneratedTrack.Leg] = [.stop(seconds: 150), .drive(metres: 2000, speed: 80), .stop(seconds: 60),
+                                          .drive(metres: 3000, speed: 120), .stop(seconds: 60)]
+        let duration = 150 + 25 + 60 + 25 + 60
+        let track = GeneratedTrack(start: Date().addingTimeInterval(-Double(duration) - 60), legs: legs)
+        let port = try freeLoopbackPort()
+        _ = try gpsfake(track, port: port, in: home.directory, name: "drive.nmea")
+        let watch = try WatchProcess(home: home, environment: environment(port: port))
+        XCTAssertTrue(watch.waitFor("gpsd-connected"), "watch never reached gpsd")
+        // The last note comes 30 s (of fix time) after the second departure, at stop C.
+        watch.waitFor(5, "noted", seconds: 120)
+        let end = watch.terminate()
+        XCTAssertEqual(end.status, 0, end.output)
+        XCTAssertTrue(end.events.contains { $0["event"] as? String == "stopped" })
+        let notes = try home.notes()
+        let easts = notes.compactMap { $0["longitude"] as? Double }.map(GeneratedTrack.east(ofLongitude:))
+        XCTAssertEqual(easts.count, 5, "notes at \(easts) m east; \(end.output.suffix(3000))")
+        guard easts.count == 5 else { return }
+        XCTAssertLessThan(abs(easts[0]), 1, "the first place, stop A")
+        XCTAssertTrue((219...300).contains(easts[1]), "leaving A: \(easts[1])")
+        XCTAssertLessThan(abs(easts[2] - 2000), 1, "stop B: \(easts[2])")
+        XCTAssertTrue((2219...2400).contains(easts[3]), "leaving B: \(easts[3])")
+        XCTAssertLessThan(abs(easts[4] - 5000), 1, "stop C: \(easts[4])")
+        let counts = try home.counts()
+        XCTAssertEqual(counts.notes, notes.count, "every note is whole: its fix with it")
+        XCTAssertEqual(counts.orphans, 0)
+        XCTAssertEqual(counts.integrity, "ok")
+    }
+
+    func testGPSDKilledAndRestartedWatchResumesAndLogsTheNextMovement() throws {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        let port = try freeLoopbackPort()
+        let now = Date()
+        let here = GeneratedTrack(start: now.addingTimeInterval(-3000), legs: [.stop(seconds: 400)])
+        let first = try gpsfake(here, port: port, in: home.directory, name: "here.nmea")
+        let watch = try WatchProcess(home: home, environment: environment(port: port))
+        XCTAssertTrue(watch.waitFor("noted"), "no first note")
+        // Watch may have started before gpsd listened (a first outage, reported as such).
+        let lossesBefore = WatchProcess.events(watch.child.outputSoFar).filter { $0["event"] as? String == "gpsd-lost" }.count
+        stop(first)
+        XCTAssertTrue(watch.waitFor("gpsd-lost"), "the loss is reported")
+
+        // Later and 2 km east: a new gpsd on the same port.
+        let there = GeneratedTrack(start: now.addingTimeInterval(-1000), legs: [.drive(metres: 2000, speed: 1000), .stop(seconds: 400)])
+        _ = try gpsfake(there, port: port, in: home.directory, name: "there.nmea")
+        watch.waitFor(2, "noted", seconds: 90)
+        let end = watch.terminate()
+        let notes = try home.notes()
+        XCTAssertEqual(end.status, 0, end.output)
+        XCTAssertEqual(notes.count, 2, end.output.suffix(3000).description)
+        XCTAssertGreaterThan(end.events.filter { $0["event"] as? String == "gpsd-connected" }.count, 1, "reconnected")
+        XCTAssertEqual(end.events.filter { $0["event"] as? String == "gpsd-lost" }.count, lossesBefore + 1,
+                       "the outage is said once, however many attempts it took")
+        if let longitude = notes.last?["longitude"] as? Double {
+            XCTAssertGreaterThan(GeneratedTrack.east(ofLongitude: longitude), 900, "the movement after the restart")
+        }
+    }
+}
