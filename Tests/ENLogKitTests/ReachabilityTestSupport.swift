@@ -15,6 +15,11 @@ func runCommand(_ path: String, _ arguments: [String]) throws -> (status: Int32,
 
 /// Runs `ip ARGS…`, failing the test with its output when it does not succeed.
 func ip(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws {
+    try ip(arguments, file: file, line: line)
+}
+
+/// `ip` with its arguments built at run time.
+func ip(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
     let result = try runCommand("/usr/sbin/ip", arguments)
     if result.status != 0 {
         XCTFail("ip \(arguments.joined(separator: " ")): \(result.output)", file: file, line: line)

@@ -12,6 +12,15 @@ final class WatchNamespaceTests: XCTestCase {
     static let token = "S=s1:U=1:E=watch:C=test:P=1:A=enlog:V=2:H=watch"
 
     func testLinkComingUpWakesWatchWhichUploadsWithoutPolling() throws {
+        try linkComingUp(ipv6: false)
+    }
+
+    /// The same with the route coming back on IPv6 only: the client gets no IPv4 address at all.
+    func testIPv6OnlyLinkComingUpWakesWatchWhichUploads() throws {
+        try linkComingUp(ipv6: true)
+    }
+
+    private func linkComingUp(ipv6: Bool) throws {
         try requireNamespaces()
         let python = try PythonServer.interpreter(stdlibOnly: false)
         let openssl = "/usr/bin/openssl"
@@ -20,14 +29,19 @@ final class WatchNamespaceTests: XCTestCase {
             throw XCTSkip("openssl not installed")
         }
         let subnet = Int.random(in: 1...254)
-        let serverAddress = "10.214.\(subnet).1", clientAddress = "10.214.\(subnet).2"
+        let serverAddress = ipv6 ? "fd00:214:\(subnet)::1" : "10.214.\(subnet).1"
+        let clientAddress = ipv6 ? "fd00:214:\(subnet)::2" : "10.214.\(subnet).2"
+        let prefix = ipv6 ? "/64" : "/24"
+        // nodad: the address is usable at once (duplicate detection would hold it back a second).
+        let addressOptions = ipv6 ? ["nodad"] : []
+        let urlHost = ipv6 ? "[\(serverAddress)]" : serverAddress
         let server = enlogtName("wsrv"), client = enlogtName("wcli")
         var created: [String] = []
         defer { for namespace in created.reversed() { _ = try? runCommand("/usr/sbin/ip", ["netns", "del", namespace]) } }
         try ip("netns", "add", server); created.append(server)
         try ip("netns", "add", client); created.append(client)
         try ip("-n", server, "link", "add", "veth0", "type", "veth", "peer", "name", "veth0", "netns", client)
-        try ip("-n", server, "addr", "add", "\(serverAddress)/24", "dev", "veth0")
+        try ip(["-n", server, "addr", "add", serverAddress + prefix, "dev", "veth0"] + addressOptions)
         for namespace in [server, client] { try ip("-n", namespace, "link", "set", "lo", "up") }
         try ip("-n", server, "link", "set", "veth0", "up")
         // The client's end stays down, without an address: offline.
@@ -38,7 +52,7 @@ final class WatchNamespaceTests: XCTestCase {
                                             "-days", "1", "-subj", "/CN=\(serverAddress)", "-addext", "subjectAltName=IP:\(serverAddress)"])
         XCTAssertEqual(made.status, 0, made.output)
         let port = Int.random(in: 20000...29999)
-        let baseURL = "https://\(serverAddress):\(port)"
+        let baseURL = "https://\(urlHost):\(port)"
         let evernote = try ReachChild("/usr/sbin/ip", ["netns", "exec", server, python,
                                                        PythonServer.supportDirectory.appendingPathComponent("evernote_server.py").path,
                                                        "--host", serverAddress, "--port", "\(port)", "--print-port",
@@ -50,7 +64,7 @@ final class WatchNamespaceTests: XCTestCase {
         var home = try EnlogHome()
         home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
         home.extraEnvironment["ENLOG_NETWORK_CA_FILE"] = cert
-        home.extraEnvironment["ENLOG_NETWORK_PROBES"] = "\(serverAddress):\(port)"
+        home.extraEnvironment["ENLOG_NETWORK_PROBES"] = "\(urlHost):\(port)"
         home.extraEnvironment["ENLOG_LOCATION_GPSD"] = "127.0.0.1:\(try freeLoopbackPort())"   // no receiver here
         try CredentialStore(path: home.directory.path("config/enlog/credentials.json")).save(Credentials(
             service: .custom, host: baseURL, authProtocol: .token, userId: 1,
@@ -63,7 +77,7 @@ final class WatchNamespaceTests: XCTestCase {
         XCTAssertTrue(watch.waitFor("network-watch"), "subscribed to network changes while notes wait")
 
         let linkUp = DispatchTime.now().uptimeNanoseconds
-        try ip("-n", client, "addr", "add", "\(clientAddress)/24", "dev", "veth0")
+        try ip(["-n", client, "addr", "add", clientAddress + prefix, "dev", "veth0"] + addressOptions)
         try ip("-n", client, "link", "set", "veth0", "up")
         XCTAssertTrue(watch.waitFor("synced", #""uploaded":3"#, seconds: 60), watch.child.outputSoFar)
         let uploadedAfter = Double(DispatchTime.now().uptimeNanoseconds - linkUp) / 1e6
@@ -74,7 +88,7 @@ final class WatchNamespaceTests: XCTestCase {
         let triggers = checks.compactMap { $0["trigger"] as? String }
         let changes = end.events.filter { $0["event"] as? String == "network-change" }.count
         let timers = end.events.filter { $0["event"] as? String == "sync-timer" }.count
-        print("watch namespace: uploaded 3 notes \(Int(uploadedAfter)) ms after the link came up; "
+        print("watch namespace (\(ipv6 ? "IPv6 only" : "IPv4")): uploaded 3 notes \(Int(uploadedAfter)) ms after the link came up; "
               + "reachability checks \(triggers) after \(changes) network-change batches, \(timers) backoff timers set")
         XCTAssertEqual(triggers.first, "start")
         XCTAssertEqual(checks.first?["verdict"] as? String, "offline")

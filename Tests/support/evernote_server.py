@@ -642,7 +642,11 @@ def main():
     args = parser.parse_args()
     if not args.token:
         parser.error("at least one --token is required")
-    server = QuietServer((args.host, args.port), Handler)
+    server_class = QuietServer
+    if ":" in args.host:   # an IPv6 literal: the server's socket must be of that family
+        import socket
+        server_class = type("QuietServer6", (QuietServer,), {"address_family": socket.AF_INET6})
+    server = server_class((args.host, args.port), Handler)
     server.daemon_threads = True
     server.verbose = args.verbose
     port = server.server_address[1]
