@@ -269,3 +269,43 @@ final class WatchGPSDTests: XCTestCase {
         }
     }
 }
+
+/// SIGTERM while watch uploads, at seeded moments: exit 0 each time, and in the end every note
+/// on the server exactly once.
+final class WatchSignalTests: XCTestCase {
+    func testSIGTERMWhileUploadingExitsZeroAndLosesOrDuplicatesNothing() async throws {
+        let f = try SyncFixture()
+        let queued = try await f.enqueue(150)
+        var environment = try SyncKillTests.signedIn(f)
+        environment["ENLOG_LOCATION_GPSD"] = "127.0.0.1:\(try freeLoopbackPort())"
+        environment["ENLOG_NETWORK_PROBES"] = f.server.baseURL.replacingOccurrences(of: "http://", with: "")
+        var rng = SeededGenerator(state: 0x7E5_2026)
+        var stoppedMidSync = 0, runs = 0
+        for run in 1...10 {
+            runs = run
+            let watch = try ReachChild(Subprocess.enlog.path, ["watch", "--json"],
+                                       environment: environment.map { "\($0.key)=\($0.value)" })
+            XCTAssertTrue(watch.waitForOutput(containing: #""event":"started""#, seconds: 30), watch.outputSoFar)
+            // A moment somewhere in the upload (150 notes take about a second here).
+            let moment = Int.random(in: 0...250, using: &rng)
+            _ = watch.waitForOutput(containing: #""event":"synced""#, seconds: Double(moment) / 1000)
+            kill(watch.pid, SIGTERM)
+            let result = watch.finish()
+            XCTAssertEqual(result.status, 0, "run \(run): \(result.output)")
+            XCTAssertTrue(result.output.contains(#""event":"stopped""#), "run \(run): \(result.output)")
+            if !result.output.contains(#""event":"synced""#) || result.output.contains("stopped: cancelled") { stoppedMidSync += 1 }
+            let counts = try await f.outbox.counts()
+            if (counts[.synced] ?? 0) == 150 { break }
+        }
+        let finish = try Subprocess.run(Subprocess.enlog, ["sync"], environment: environment)
+        XCTAssertEqual(finish.status, 0, finish.standardError)
+        let uids = try await f.serverUIDs()
+        print("watch SIGTERM: \(runs) runs, \(stoppedMidSync) stopped before their upload completed; \(uids.count) notes on the server")
+        XCTAssertEqual(uids.count, 150)
+        XCTAssertEqual(Set(uids), Set(queued.map(\.uid)), "each note exactly once")
+        let synced = try await f.outbox.counts()[.synced]
+        XCTAssertEqual(synced, 150)
+        let integrity = try await f.outbox.integrityCheck()
+        XCTAssertEqual(integrity, ["ok"])
+    }
+}
