@@ -118,10 +118,16 @@ final class WatchCommandTests: XCTestCase {
     }
 
     func testSettingsOutOfRangeExit78WithTheRange() throws {
-        let home = try EnlogHome()
-        let result = try home.run("watch", "--min-distance", "5", "--nmea", "/nonexistent.nmea")
-        XCTAssertEqual(result.status, 78, result.standardError)
-        XCTAssertTrue(result.standardError.contains("between 10 and 100000"), result.standardError)
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_WATCH_MIN_INTERVAL"] = "0"
+        let setting = try home.run("watch", "--nmea", "/nonexistent.nmea")
+        XCTAssertEqual(setting.status, 78, setting.standardError)
+        XCTAssertTrue(setting.standardError.contains("from 1 to 86400"), setting.standardError)
+        // The same range on the command line is a usage error, as for every command's flags.
+        home.extraEnvironment = [:]
+        let flag = try home.run("watch", "--min-distance", "5", "--nmea", "/nonexistent.nmea")
+        XCTAssertEqual(flag.status, 2, flag.standardError)
+        XCTAssertTrue(flag.standardError.contains("--min-distance is '5'; it must be a number of metres from 10 to 100000"), flag.standardError)
     }
 
     func testSystemdHearsReadyStatusWatchdogAndASecondWatchExits75() throws {

@@ -23,26 +23,27 @@ struct Watch: AsyncParsableCommand {
     var gpsd: String?
 
     @Option(help: ArgumentHelp("Metres moved before another note (default 200).", valueName: "metres"))
-    var minDistance: Double?
+    var minDistance: String?
 
     @Option(help: ArgumentHelp("Seconds between notes at least (default 300).", valueName: "seconds"))
-    var minInterval: Double?
+    var minInterval: String?
 
     @Option(help: ArgumentHelp("Log a note after this many seconds even when still (default: never).", valueName: "seconds"))
-    var maxInterval: Double?
+    var maxInterval: String?
 
     @Flag(help: "One JSON object per event on stderr.") var json = false
     @Flag(name: .shortAndLong, help: "Also report every fix, network change and timer.") var verbose = false
 
     func run() async throws {
-        let flags: [Setting: String?] = [
-            .gpsd: gpsd, .watchMinDistance: minDistance.map { "\($0)" },
-            .watchMinInterval: minInterval.map { "\($0)" }, .watchMaxInterval: maxInterval.map { "\($0)" },
+        // Numbers stay text here: the configuration checks them against their ranges (exit 78).
+        let flags: [Setting: (flag: String, value: String?)] = [
+            .gpsd: ("--gpsd", gpsd), .watchMinDistance: ("--min-distance", minDistance),
+            .watchMinInterval: ("--min-interval", minInterval), .watchMaxInterval: ("--max-interval", maxInterval),
         ]
         let global = self.global
         let config = try global.loadConfig(flags: flags)
         let outbox = try global.openOutbox(config)
-        let lock = try WatchLock(databasePath: config.string(.database)!)
+        let lock = try WatchLock(databasePath: config.string(Setting.database)!)
         defer { lock.release() }
         let json = self.json, verbose = self.verbose
         let watcher = Watcher(outbox: outbox, dependencies: Watcher.Dependencies(
