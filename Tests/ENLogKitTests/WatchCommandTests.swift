@@ -152,6 +152,24 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertNotNil(notify.messages(until: "STOPPING=1", seconds: 5))
     }
 
+    func testSIGHUPReloadsTheConfigurationAndKeepsTheOldOneWhenTheNewIsBad() throws {
+        let home = try EnlogHome()
+        let port = try freeLoopbackPort()
+        try home.writeConfig("[location]\ngpsd = \"127.0.0.1:\(port)\"\n[watch]\nmin_distance = 200\n")
+        let watch = try WatchProcess(home: home)
+        XCTAssertTrue(watch.waitFor("started", "a note every 200 m"), watch.child.outputSoFar)
+
+        try home.writeConfig("[location]\ngpsd = \"127.0.0.1:\(port)\"\n[watch]\nmin_distance = 5\n")
+        kill(watch.child.pid, SIGHUP)
+        XCTAssertTrue(watch.waitFor("reload-failed", "from 10 to 100000"), watch.child.outputSoFar)
+
+        try home.writeConfig("[location]\ngpsd = \"127.0.0.1:\(port)\"\n[watch]\nmin_distance = 500\n")
+        kill(watch.child.pid, SIGHUP)
+        XCTAssertTrue(watch.waitFor("reloaded", "every 500 m"), watch.child.outputSoFar)
+        let end = watch.terminate()
+        XCTAssertEqual(end.status, 0, end.output)
+    }
+
     func testAbstractNotifySocketNamesAreUnderstood() {
         XCTAssertEqual(SystemdNotifier.socketAddress("@enlog/notify")?.dropFirst(2).first, 0, "abstract: a leading NUL")
         XCTAssertEqual(SystemdNotifier.socketAddress("/run/user/1000/systemd/notify")?.count, 2 + 29)

@@ -71,7 +71,12 @@ public struct GPSDStream: Sendable {
             let problem: LocationError
             do {
                 try session.stream(addresses: try resolve(), connectTimeout: connectTimeout, filter: filter) { event in
-                    if case .connected = event { failures = 0 }
+                    // A gpsd that accepts and hangs up at once must not be retried every second:
+                    // the backoff starts again only once it has delivered a fix.
+                    switch event {
+                    case .accepted, .rejected: failures = 0
+                    default: break
+                    }
                     emit(event)
                 }
                 return

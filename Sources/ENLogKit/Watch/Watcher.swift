@@ -215,10 +215,7 @@ extension Watcher {
             }
             logger = try Watcher.logger(config: config, outbox: watcher.outbox, account: watcher.dependencies.account())
             startGPSD()
-            let thresholds = decision.thresholds
-            report(WatchReport(.event, "started", "watching gpsd at \(config.string(.gpsd) ?? "127.0.0.1:2947"): a note every "
-                               + "\(Int(thresholds.minDistance)) m, at most one per \(Int(thresholds.minInterval)) s"
-                               + (thresholds.maxInterval.map { ", and one per \(Int($0)) s when still" } ?? ""),
+            report(WatchReport(.event, "started", "watching gpsd at \(config.string(.gpsd) ?? "127.0.0.1:2947"): \(rules())",
                                ["pid": .int(Int(getpid()))]))
             watcher.dependencies.notifier.notify(["READY=1", status()])
             if let interval = watcher.dependencies.notifier.watchdogInterval {
@@ -244,6 +241,13 @@ extension Watcher {
             }
             await refreshPending()
             report(WatchReport(.event, "stopped", "stopped; \(pending) notes pending", ["pending": .int(pending)]))
+        }
+
+        /// "a note every 200 m, at most one per 300 s[, and one per 3600 s when still]"
+        func rules() -> String {
+            let thresholds = decision.thresholds
+            return "a note every \(Int(thresholds.minDistance)) m, at most one per \(Int(thresholds.minInterval)) s"
+                + (thresholds.maxInterval.map { ", and one per \(Int($0)) s when still" } ?? "")
         }
 
         func status() -> String {
@@ -347,7 +351,7 @@ extension Watcher {
                 logger = try Watcher.logger(config: fresh, outbox: watcher.outbox, account: watcher.dependencies.account())
                 if gpsdChanged { startGPSD() }
                 syncStopped = nil
-                report(WatchReport(.event, "reloaded", "configuration reloaded" + (gpsdChanged ? "; reconnecting to gpsd" : "")))
+                report(WatchReport(.event, "reloaded", "configuration reloaded: \(rules())" + (gpsdChanged ? "; reconnecting to gpsd" : "")))
                 if pending > 0 { requestSync("reload") }
             } catch {
                 report(WatchReport(.problem, "reload-failed", "configuration not reloaded, the previous one stays: \((error as? any ENLogError)?.reason ?? "\(error)")"))
