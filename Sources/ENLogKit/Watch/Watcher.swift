@@ -423,8 +423,12 @@ extension Watcher {
                                     "stoppedBecause": .string(summary.stoppedBecause.rawValue)]))
                 if summary.uploaded > 0 || summary.alreadyPresent > 0 { syncFailures = 0 } else { syncFailures += 1 }
                 if summary.remaining > 0 {
-                    retryAfter = watcher.syncBackoff.delay(afterFailures: max(1, syncFailures))
-                    if let notBefore = summary.notBefore { retryAfter = max(retryAfter!, notBefore.timeIntervalSinceNow) }
+                    // No sooner than the service's "not before", nor before the notes' own retry time.
+                    var delay = watcher.syncBackoff.delay(afterFailures: max(1, syncFailures))
+                    for later in [summary.notBefore, summary.nextRetryAt].compactMap({ $0 }) {
+                        delay = max(delay, later.timeIntervalSinceNow)
+                    }
+                    retryAfter = delay
                 }
             case .busy:
                 syncFailures += 1
@@ -464,7 +468,8 @@ extension Watcher {
         do {
             let outcome = try await SyncSession(config: config, outbox: outbox, account: account).run()
             switch outcome {
-            case .unreachable(let reachability, let waiting):
+            case .unreachable(let reachability, let summary):
+                let waiting = summary.remaining
                 report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (checked in \(Int(reachability.elapsedMilliseconds)) ms "
                                    + "after \(trigger)); \(waiting) notes stay queued",
                                    ["trigger": .string(trigger), "verdict": .string(reachability.verdict.name)]))
