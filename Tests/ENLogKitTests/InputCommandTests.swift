@@ -16,6 +16,7 @@ struct InputCommandTests {
         #expect(Self.numericSettings.map(\.name).sorted() == [
             "geocoding.timeout", "location.max_age", "location.min_accuracy", "location.timeout",
             "network.dns_timeout", "network.probe_budget", "network.request_timeout",
+            "watch.max_interval", "watch.min_distance", "watch.min_interval",
         ])
     }
 
