@@ -46,16 +46,16 @@ final class NotifySocketListener {
 
 /// `enlog watch` as a process: JSON events on its output, read as they come.
 final class WatchProcess {
-    let child: ReachChild
+    let child: ChildProcess
 
     init(home: EnlogHome, arguments: [String] = [], environment: [String: String] = [:], wrapper: [String] = []) throws {
         var env = home.environment
         env.merge(environment) { $1 }
         let pairs = env.map { "\($0.key)=\($0.value)" }.sorted()
         if wrapper.isEmpty {
-            child = try ReachChild(Subprocess.enlog.path, ["watch", "--json", "-v"] + arguments, environment: pairs)
+            child = try ChildProcess(Subprocess.enlog.path, ["watch", "--json", "-v"] + arguments, environment: pairs)
         } else {
-            child = try ReachChild(wrapper[0], Array(wrapper.dropFirst()) + ["/usr/bin/env", "-i"] + pairs
+            child = try ChildProcess(wrapper[0], Array(wrapper.dropFirst()) + ["/usr/bin/env", "-i"] + pairs
                                    + [Subprocess.enlog.path, "watch", "--json", "-v"] + arguments)
         }
     }
@@ -63,15 +63,15 @@ final class WatchProcess {
     /// Waits for an event line matching `event` (and `extra`, a substring), as the events arrive.
     @discardableResult
     func waitFor(_ event: String, _ extra: String = "", seconds: Double = 60) -> Bool {
-        child.waitForOutput(containing: #""event":"\#(event)""#, seconds: seconds)
-            && (extra.isEmpty || child.waitForOutput(containing: extra, seconds: seconds))
+        child.waitForOutput(containing: #""event":"\#(event)""#, within: .seconds(seconds))
+            && (extra.isEmpty || child.waitForOutput(containing: extra, within: .seconds(seconds)))
     }
 
     /// Waits until `count` events named `event` have been printed.
     @discardableResult
     func waitFor(_ count: Int, _ event: String, seconds: Double = 60) -> Bool {
         let marker = #""event":"\#(event)""#
-        return child.waitForOutput(seconds: seconds) { $0.components(separatedBy: marker).count - 1 >= count }
+        return child.waitForOutput(within: .seconds(seconds)) { $0.components(separatedBy: marker).count - 1 >= count }
     }
 
     func terminate(_ signal: Int32 = SIGTERM) -> (status: Int32, events: [[String: Any]], output: String) {
@@ -157,15 +157,15 @@ final class WatchCommandTests: XCTestCase {
         let port = try freeLoopbackPort()
         try home.writeConfig("[location]\ngpsd = \"127.0.0.1:\(port)\"\n[watch]\nmin_distance = 200\n")
         let watch = try WatchProcess(home: home)
-        XCTAssertTrue(watch.waitFor("started", "a note every 200 m"), watch.child.outputSoFar)
+        XCTAssertTrue(watch.waitFor("started", "a note every 200 m"), watch.child.output)
 
         try home.writeConfig("[location]\ngpsd = \"127.0.0.1:\(port)\"\n[watch]\nmin_distance = 5\n")
         kill(watch.child.pid, SIGHUP)
-        XCTAssertTrue(watch.waitFor("reload-failed", "from 10 to 100000"), watch.child.outputSoFar)
+        XCTAssertTrue(watch.waitFor("reload-failed", "from 10 to 100000"), watch.child.output)
 
         try home.writeConfig("[location]\ngpsd = \"127.0.0.1:\(port)\"\n[watch]\nmin_distance = 500\n")
         kill(watch.child.pid, SIGHUP)
-        XCTAssertTrue(watch.waitFor("reloaded", "every 500 m"), watch.child.outputSoFar)
+        XCTAssertTrue(watch.waitFor("reloaded", "every 500 m"), watch.child.output)
         let end = watch.terminate()
         XCTAssertEqual(end.status, 0, end.output)
     }
@@ -200,26 +200,26 @@ final class WatchCommandTests: XCTestCase {
 /// Debian's gpsd, fed a generated drive by gpsfake: watch logs where it should, survives gpsd
 /// going away, and stops cleanly on SIGTERM.
 final class WatchGPSDTests: XCTestCase {
-    private var fakes: [SpawnedProcess] = []
+    private var fakes: [ChildProcess] = []
 
     override func tearDown() {
         for fake in fakes { stop(fake) }
         fakes = []
     }
 
-    private func stop(_ fake: SpawnedProcess) {
+    private func stop(_ fake: ChildProcess) {
         let daemons = childProcesses(of: fake.pid)
         fake.stop()
         for pid in daemons where kill(pid, 0) == 0 { kill(pid, SIGKILL) }
     }
 
     /// gpsfake replaying `track` on `port`, 0.05 s per sentence (three per fix).
-    private func gpsfake(_ track: GeneratedTrack, port: UInt16, in directory: TemporaryDirectory, name: String) throws -> SpawnedProcess {
+    private func gpsfake(_ track: GeneratedTrack, port: UInt16, in directory: TemporaryDirectory, name: String) throws -> ChildProcess {
         guard let executable = TestPaths.executableInPath("gpsfake") else {
             throw XCTSkip("gpsfake is not installed (apt-get install -y gpsd gpsd-clients)")
         }
         let log = try directory.file(name, contents: track.nmea).path
-        let fake = try SpawnedProcess(executable, ["-P", String(port), "-n", "-c", "0.05", "-q", log])
+        let fake = try ChildProcess(executable.path, ["-P", String(port), "-n", "-c", "0.05", "-q", log], captureOutput: false)
         fakes.append(fake)
         return fake
     }
@@ -273,7 +273,7 @@ final class WatchGPSDTests: XCTestCase {
         let watch = try WatchProcess(home: home, environment: environment(port: port))
         XCTAssertTrue(watch.waitFor("noted"), "no first note")
         // Watch may have started before gpsd listened (a first outage, reported as such).
-        let lossesBefore = WatchProcess.events(watch.child.outputSoFar).filter { $0["event"] as? String == "gpsd-lost" }.count
+        let lossesBefore = WatchProcess.events(watch.child.output).filter { $0["event"] as? String == "gpsd-lost" }.count
         stop(first)
         XCTAssertTrue(watch.waitFor("gpsd-lost"), "the loss is reported")
 
@@ -307,12 +307,12 @@ final class WatchSignalTests: XCTestCase {
         var stoppedMidSync = 0, runs = 0
         for run in 1...10 {
             runs = run
-            let watch = try ReachChild(Subprocess.enlog.path, ["watch", "--json"],
+            let watch = try ChildProcess(Subprocess.enlog.path, ["watch", "--json"],
                                        environment: environment.map { "\($0.key)=\($0.value)" })
-            XCTAssertTrue(watch.waitForOutput(containing: #""event":"started""#, seconds: 30), watch.outputSoFar)
+            XCTAssertTrue(watch.waitForOutput(containing: #""event":"started""#, within: .seconds(30)), watch.output)
             // A moment somewhere in the upload (150 notes take about a second here).
             let moment = Int.random(in: 0...250, using: &rng)
-            _ = watch.waitForOutput(containing: #""event":"synced""#, seconds: Double(moment) / 1000)
+            _ = watch.waitForOutput(containing: #""event":"synced""#, within: .milliseconds(moment))
             kill(watch.pid, SIGTERM)
             let result = watch.finish()
             XCTAssertEqual(result.status, 0, "run \(run): \(result.output)")

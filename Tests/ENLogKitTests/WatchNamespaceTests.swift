@@ -53,13 +53,13 @@ final class WatchNamespaceTests: XCTestCase {
         XCTAssertEqual(made.status, 0, made.output)
         let port = Int.random(in: 20000...29999)
         let baseURL = "https://\(urlHost):\(port)"
-        let evernote = try ReachChild("/usr/sbin/ip", ["netns", "exec", server, python,
+        let evernote = try ChildProcess("/usr/sbin/ip", ["netns", "exec", server, python,
                                                        PythonServer.supportDirectory.appendingPathComponent("evernote_server.py").path,
                                                        "--host", serverAddress, "--port", "\(port)", "--print-port",
                                                        "--token", Self.token, "--tls-cert", cert, "--tls-key", key,
                                                        "--public-url", baseURL])
         defer { evernote.kill() }
-        XCTAssertTrue(evernote.waitForOutput(containing: "PORT=", seconds: 20), "evernote_server.py did not start")
+        XCTAssertTrue(evernote.waitForOutput(containing: "PORT=", within: .seconds(20)), "evernote_server.py did not start")
 
         var home = try EnlogHome()
         home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
@@ -73,13 +73,13 @@ final class WatchNamespaceTests: XCTestCase {
 
         let watch = try WatchProcess(home: home, wrapper: ["/usr/sbin/ip", "netns", "exec", client])
         defer { watch.child.kill() }
-        XCTAssertTrue(watch.waitFor("reachability", #""trigger":"start""#), watch.child.outputSoFar)
+        XCTAssertTrue(watch.waitFor("reachability", #""trigger":"start""#), watch.child.output)
         XCTAssertTrue(watch.waitFor("network-watch"), "subscribed to network changes while notes wait")
 
         let linkUp = DispatchTime.now().uptimeNanoseconds
         try ip(["-n", client, "addr", "add", clientAddress + prefix, "dev", "veth0"] + addressOptions)
         try ip("-n", client, "link", "set", "veth0", "up")
-        XCTAssertTrue(watch.waitFor("synced", #""uploaded":3"#, seconds: 60), watch.child.outputSoFar)
+        XCTAssertTrue(watch.waitFor("synced", #""uploaded":3"#, seconds: 60), watch.child.output)
         let uploadedAfter = Double(DispatchTime.now().uptimeNanoseconds - linkUp) / 1e6
         let end = watch.terminate()
         XCTAssertEqual(end.status, 0, end.output)

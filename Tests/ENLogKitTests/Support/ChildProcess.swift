@@ -146,6 +146,20 @@ final class ChildProcess {
         return output.contains(marker)
     }
 
+    /// Reads until the output so far satisfies `done` (a count of events, say), the child exits,
+    /// or `deadline` passes; true when it did.
+    func waitForOutput(within deadline: Duration = hangDeadline, until done: (String) -> Bool) -> Bool {
+        let end = ContinuousClock.now + deadline
+        while ContinuousClock.now < end {
+            if done(output) { return true }
+            if !readChunk(timeoutMs: 50) && (eof || !isRunning) {
+                while readChunk(timeoutMs: 0) {}
+                break
+            }
+        }
+        return done(output)
+    }
+
     /// Reads everything until EOF, then reaps the child. Returns (exit status, output); a child
     /// killed by a signal reports 128 + the signal, as a shell would.
     func finish() -> (status: Int32, output: String) {
