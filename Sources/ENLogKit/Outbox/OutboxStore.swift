@@ -288,14 +288,14 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// sending → failed; the note becomes due again at `retryAt`, by default after an
-    /// exponential backoff on the number of attempts.
+    /// sending → failed; the note becomes due again at `retryAt`, by default after
+    /// `RetryBackoff.standard` (without jitter) on the number of attempts.
     @discardableResult
     public func markFailed(_ id: Int64, reason: String, retryAt: Date? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .markFailed, allowedFrom: [.sending]) { note in
             note.state = .failed
             note.lastError = reason
-            note.nextAttemptAt = retryAt ?? now.addingTimeInterval(Self.backoff(afterAttempts: note.attempts))
+            note.nextAttemptAt = retryAt ?? now.addingTimeInterval(RetryBackoff.standard.ceiling(afterAttempts: note.attempts))
             note.updatedAt = now
         }
     }
@@ -467,10 +467,6 @@ public struct OutboxStore: Sendable {
 
     /// The connection pool, for concerns that keep their tables in the same file (the geocode cache).
     public var databaseWriter: any DatabaseWriter { pool }
-
-    static func backoff(afterAttempts attempts: Int) -> TimeInterval {
-        min(30 * pow(2, Double(max(attempts - 1, 0))), 6 * 3600)
-    }
 
     private func transition(_ id: Int64, _ action: OutboxNote.Action, allowedFrom allowed: Set<OutboxNote.State>,
                             delete: Bool = false, _ change: @escaping @Sendable (inout OutboxNote) -> Void)

@@ -1,7 +1,11 @@
 import Foundation
 
-/// One `enlog sync`, as a whole: reachability by address first, then the engine. Shared by the
-/// `sync` command and the opportunistic sync after `log`.
+/// One `enlog sync` as the command sees it: the entry point shared by the `sync` command and
+/// the opportunistic sync after `log`. Owns what comes from outside the outbox: the signed-in
+/// account (its NoteStore URL, token and account key), the config (timeouts, CA file, address
+/// lookup, template), reachability by address before any call, and the choice of the
+/// NoteStore's address (DNS or the remembered one). When the service is reachable it builds a
+/// `SyncEngine` for one pass and returns its summary; it never touches notes itself.
 public struct SyncSession: Sendable {
     public enum Outcome: Sendable {
         /// Not reachable: nothing was sent. The summary says so (`offline`/`noUplink`, the notes

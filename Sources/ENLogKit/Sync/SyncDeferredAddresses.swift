@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+
+extension SyncRun {
+    // MARK: Deferred addresses
+
+    /// Notes queued before their address was known: look it up (bounded), re-render and
+    /// re-validate, store (`resolveAddress`). After `addressAttempts` failed lookups (counted
+    /// once per run), or with no lookup configured, the note is released as queued — its
+    /// coordinates and map link, no address — rather than held forever.
+    func resolveDeferredAddresses() async throws {
+        let writer = outbox.databaseWriter
+        let limit = options.maxNotes ?? 1000
+        let rows: [(OutboxNote, FixRecord?)] = try await writer.read { db in
+            let notes = try OutboxNote
+                .filter(OutboxNote.Columns.addressPending == true)
+                .filter([OutboxNote.State.pending, OutboxNote.State.failed].contains(OutboxNote.Columns.state))
+                .order(OutboxNote.Columns.id).limit(limit).fetchAll(db)
+            return try notes.map { ($0, try FixRecord.fetchOne(db, id: $0.fixId)) }
+        }
+        var lookups = 0, consecutiveLookupFailures = 0
+        for (note, record) in rows {
+            if cancellation.isCancelled { throw Stop(reason: .cancelled) }
+            let id = note.id!
+            if let lookup = engine.placeLookup, let renderer = engine.renderer, let record,
+               lookups < options.addressLookupsPerRun, consecutiveLookupFailures < 2 {
+                lookups += 1
+                do {
+                    let fix = try record.fix()
+                    let place = try await withDeadline(options.addressBudget) { try await lookup.place(for: fix) }
+                    let draft = try renderer.render(fix: fix, place: place, uid: note.uid)
+                    try await outbox.resolveAddress(id, placeName: draft.placeName, title: draft.title,
+                                                    content: draft.content, now: engine.clock())
+                    summary.addressesResolved += 1
+                    consecutiveLookupFailures = 0
+                    continue
+                } catch let error as OutboxError {
+                    if case .noteNotFound = error { continue }   // dropped while its address was looked up
+                    throw error
+                } catch {
+                    consecutiveLookupFailures += 1
+                    summary.addressLookupsFailed += 1
+                    summary.lastAddressError = oneLine(error)
+                    guard let tries = try await state.recordAddressFailure(id) else { continue }   // dropped
+                    if tries < options.addressAttempts { continue }
+                }
+            } else if engine.placeLookup != nil && engine.renderer != nil && record != nil {
+                continue   // lookup budget for this run used up: try in a later run
+            }
+            // Give up on the address: upload the note as rendered at log time.
+            if try await releaseWithoutAddress(note) { summary.addressesResolved += 1 }
+        }
+    }
+
+    /// Gives up on a note's address: it goes as rendered at log time. False when the note is
+    /// gone (dropped meanwhile).
+    func releaseWithoutAddress(_ note: OutboxNote) async throws -> Bool {
+        do {
+            try await outbox.resolveAddress(note.id!, placeName: note.placeName, title: note.title,
+                                            content: note.content, now: engine.clock())
+            return true
+        } catch {
+            if case .noteNotFound = error { return false }
+            throw error
+        }
+    }
+}
