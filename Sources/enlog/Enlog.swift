@@ -35,8 +35,13 @@ struct Enlog: AsyncParsableCommand {
     /// about it, when there is something) and an exit code from `ExitStatus` (the table in README.md).
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            argumentParserExit(error)
+        }
+        do {
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -47,13 +52,34 @@ struct Enlog: AsyncParsableCommand {
         } catch let error as any ENLogError {
             let status = ExitStatus.of(error)
             fail(reason: error.reason, suggestion: error.recoverySuggestion ?? (status == .usage ? commandHelpHint : nil), status: status)
+        } catch let error where isArgumentParsers(error) {
+            // `--help` (argument-parser runs its own help command), a `ValidationError`, `CleanExit`.
+            argumentParserExit(error)
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                // Usage mistakes: argument-parser's message on one line, the project's usage exit code.
-                fail(reason: usageMessage(for: error), suggestion: usageHint(for: error), status: .usage)
-            }
-            self.exit(withError: error)
+            // No typed error: a bug. Still one line and an exit code a script can tell apart.
+            fail(reason: internalErrorMessage(for: error), suggestion: nil, status: ExitStatus.of(error))
         }
+    }
+
+    /// argument-parser's own errors (a parse error, `--help`, `--version`, a `ValidationError`).
+    private static func argumentParserExit(_ error: any Error) -> Never {
+        if exitCode(for: error) == .validationFailure {
+            // Usage mistakes: argument-parser's message on one line, the project's usage exit code.
+            fail(reason: usageMessage(for: error), suggestion: usageHint(for: error), status: .usage)
+        }
+        self.exit(withError: error)
+    }
+
+    /// An error of argument-parser's own (some of its types, like the one `--help` throws, are
+    /// not public): it has its own messages and exit codes.
+    static func isArgumentParsers(_ error: any Error) -> Bool {
+        String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+    }
+
+    /// "internal error: …" and the error as one line.
+    static func internalErrorMessage(for error: any Error) -> String {
+        let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+        return "internal error: " + (text.count > 300 ? String(text.prefix(300)) + "…" : text)
     }
 
     private static func fail(reason: String, suggestion: String?, status: ExitStatus) -> Never {

@@ -23,6 +23,9 @@ enum ExitStatus: Int32, CaseIterable {
     /// Temporary: the outbox is locked by another process beyond the busy timeout, or the network
     /// is unreachable (`reachability`). Try again.
     case temporary = 75
+    /// An error enlog has no type for reached the top (EX_SOFTWARE): a bug, reported as
+    /// `enlog: error: internal error: …`.
+    case internalError = 70
     /// A service enlog needs is unavailable: no usable fix from gpsd (not running, no fix, fixes too
     /// old or inaccurate), or Evernote cannot be reached (no connection, DNS, timeout, TLS).
     case unavailable = 69
@@ -46,6 +49,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .noInput: return "an input file is missing or unreadable (NMEA log, template, outbox)"
         case .foreignDatabase: return "the outbox path names another program's database (left untouched)"
         case .unavailable: return "a service is unavailable: no usable gpsd fix, Evernote unreachable"
+        case .internalError: return "internal error (a bug in enlog: please report it)"
         case .cannotWrite: return "the outbox cannot be written"
         case .corrupt: return "the outbox is corrupt or not a database"
         case .temporary: return "temporary, try again: locked, offline, sync running, rate limited"
@@ -72,65 +76,29 @@ enum ExitStatus: Int32, CaseIterable {
         }
     }
 
-    /// The one place errors become exit codes.
+    /// An error's exit code: its category's, or `internalError` for anything that is not an
+    /// `ENLogError` (a bug: every failure a user can meet has a typed error).
     static func of(_ error: any Error) -> ExitStatus {
-        switch error {
-        case let error as LocationError:
-            switch error {
-            case .nmeaLogUnreadable: return .noInput
-            case .invalidGPSDEndpoint: return .usage
-            case .gpsdUnreachable, .gpsdClosedConnection, .gpsdNoFix, .gpsdNoAcceptableFix: return .unavailable
-            default: return .badLocation
-            }
-        case let error as NoteError:
-            switch error {
-            case .templateNotFound, .templateUnreadable: return .noInput
-            case .templateSyntax, .invalidENML, .invalidTitle: return .invalidNote
-            }
-        case let error as OutboxError:
-            switch error {
-            case .locked: return .temporary
-            case .corrupt, .newerSchema, .storedFixInvalid: return .corrupt
-            case .readOnly, .cannotOpen, .diskFull, .database: return .cannotWrite
-            case .missing, .notInitialized: return .noInput
-            case .foreign: return .foreignDatabase
-            case .noteNotFound, .duplicateNote, .invalidTransition: return .usage
-            }
-        case let error as ConfigError:
-            return error.isUsageError ? .usage : .config
-        case is ReachabilityError:
-            return .usage
-        case let error as AuthError:
-            switch error {
-            case .invalidHost, .pastedURLInvalid: return .usage
-            case .missingConsumerKey: return .config
-            case .callbackTimedOut, .cancelled: return .temporary
-            case .serverRejected, .malformedResponse: return .protocolError
-            case .listenerFailed, .credentialsUnwritable, .credentialsUnreadable: return .cannotWrite
-            default: return .noPermission
-            }
-        case let error as EvernoteError:
-            if error.requiresReauthentication { return .noPermission }
-            if error.isTransient { return .temporary }
-            return .protocolError
-        case is HTTPError:
-            return .unavailable
-        case let error as SyncError:
-            switch error {
-            case .syncInProgress: return .temporary
-            case .lockUnavailable: return .cannotWrite
-            case .reauthenticationRequired: return .noPermission
-            }
-        case is ThriftHTTPError:
-            return .protocolError
-        case let error as WatchError:
-            switch error {
-            case .alreadyRunning: return .temporary
-            case .lockUnavailable: return .cannotWrite
-            case .setupFailed: return .unavailable
-            }
-        default:
-            return .usage
+        guard let error = error as? any ENLogError else { return .internalError }
+        return of(error.category)
+    }
+
+    /// The one place error categories become exit codes; exhaustive, so a new category cannot
+    /// go unmapped.
+    static func of(_ category: ErrorCategory) -> ExitStatus {
+        switch category {
+        case .invalidNote: return .invalidNote
+        case .usage: return .usage
+        case .badLocation: return .badLocation
+        case .noInput: return .noInput
+        case .unavailable: return .unavailable
+        case .foreignDatabase: return .foreignDatabase
+        case .cannotWrite: return .cannotWrite
+        case .corrupt: return .corrupt
+        case .temporary: return .temporary
+        case .protocolError: return .protocolError
+        case .noPermission: return .noPermission
+        case .config: return .config
         }
     }
 }

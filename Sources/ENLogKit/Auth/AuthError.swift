@@ -105,3 +105,16 @@ public enum AuthError: ENLogError, Equatable {
         }
     }
 }
+
+extension AuthError {
+    public var category: ErrorCategory {
+        switch self {
+        case .invalidHost, .pastedURLInvalid: return .usage
+        case .missingConsumerKey: return .config
+        case .callbackTimedOut, .cancelled: return .temporary
+        case .serverRejected, .malformedResponse: return .protocolError
+        case .listenerFailed, .credentialsUnwritable, .credentialsUnreadable: return .cannotWrite
+        default: return .noPermission
+        }
+    }
+}

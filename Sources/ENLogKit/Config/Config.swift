@@ -291,3 +291,7 @@ public struct XDGPaths: Sendable {
     public var credentialsFile: String { configHome + "/enlog/credentials.json" }
     public var defaultDatabase: String { dataHome + "/enlog/enlog.sqlite" }
 }
+
+extension ConfigError {
+    public var category: ErrorCategory { isUsageError ? .usage : .config }
+}

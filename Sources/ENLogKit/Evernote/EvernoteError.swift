@@ -206,3 +206,11 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
         return line.isEmpty ? nil : line
     }
 }
+
+extension EvernoteError {
+    public var category: ErrorCategory {
+        if requiresReauthentication { return .noPermission }
+        if isTransient { return .temporary }
+        return .protocolError
+    }
+}

@@ -49,3 +49,8 @@ public enum ThriftError: ENLogError, Equatable, Sendable {
         "retry later; if it persists, check that the configured Evernote host is the real service and that no proxy rewrites its replies"
     }
 }
+
+extension ThriftError {
+    /// Bytes that are not Thrift: the other side does not speak the protocol.
+    public var category: ErrorCategory { .protocolError }
+}

@@ -66,3 +66,14 @@ public enum GeocodingError: ENLogError, Equatable {
         return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
     }
 }
+
+extension GeocodingError {
+    public var category: ErrorCategory {
+        switch self {
+        case .unreachable, .timedOut, .httpStatus, .noAddress: return .unavailable
+        case .malformedReply: return .protocolError
+        case .rateLimited: return .temporary
+        case .cache: return .cannotWrite
+        }
+    }
+}

@@ -118,3 +118,14 @@ public enum LocationError: ENLogError, Equatable {
         String(format: "%.1f s", value)
     }
 }
+
+extension LocationError {
+    public var category: ErrorCategory {
+        switch self {
+        case .nmeaLogUnreadable: return .noInput
+        case .invalidGPSDEndpoint: return .usage
+        case .gpsdUnreachable, .gpsdClosedConnection, .gpsdNoFix, .gpsdNoAcceptableFix: return .unavailable
+        default: return .badLocation
+        }
+    }
+}

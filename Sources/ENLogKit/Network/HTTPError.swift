@@ -89,3 +89,7 @@ enum HTTPText {
         return line
     }
 }
+
+extension HTTPError {
+    public var category: ErrorCategory { .unavailable }
+}

@@ -23,6 +23,8 @@ public enum NetworkEvents {
             case .socket(let detail): return "cannot listen for network changes (rtnetlink): \(detail)"
             }
         }
+        /// The kernel refused the subscription: like `WatchError.setupFailed`.
+        public var category: ErrorCategory { .unavailable }
     }
 
     // <linux/rtnetlink.h>, which Glibc does not export to Swift.

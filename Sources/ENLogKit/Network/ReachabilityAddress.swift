@@ -147,3 +147,7 @@ extension String {
         return String(scalars)
     }
 }
+
+extension ReachabilityError {
+    public var category: ErrorCategory { .usage }
+}

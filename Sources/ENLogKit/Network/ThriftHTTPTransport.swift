@@ -118,3 +118,7 @@ public struct ThriftHTTPTransport: ThriftTransport {
         return response.body
     }
 }
+
+extension ThriftHTTPError {
+    public var category: ErrorCategory { .protocolError }
+}

@@ -127,3 +127,12 @@ public struct NoteTemplate: Sendable {
         }
     }
 }
+
+extension NoteError {
+    public var category: ErrorCategory {
+        switch self {
+        case .templateNotFound, .templateUnreadable: return .noInput
+        case .templateSyntax, .invalidENML, .invalidTitle: return .invalidNote
+        }
+    }
+}

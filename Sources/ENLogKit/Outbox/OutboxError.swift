@@ -114,3 +114,16 @@ public enum OutboxError: ENLogError, Equatable {
         }
     }
 }
+
+extension OutboxError {
+    public var category: ErrorCategory {
+        switch self {
+        case .locked: return .temporary
+        case .corrupt, .newerSchema, .storedFixInvalid: return .corrupt
+        case .readOnly, .cannotOpen, .diskFull, .database: return .cannotWrite
+        case .missing, .notInitialized: return .noInput
+        case .foreign: return .foreignDatabase
+        case .noteNotFound, .duplicateNote, .invalidTransition: return .usage
+        }
+    }
+}

@@ -110,4 +110,6 @@ func withDeadline<T: Sendable>(_ budget: Duration, _ work: @escaping @Sendable (
 struct DeadlineExceeded: ENLogError {
     var budget: Duration
     var reason: String { "no answer within \(budget.components.seconds) s" }
+    /// Whatever was asked did not answer in time: a service that is not available now.
+    var category: ErrorCategory { .unavailable }
 }

@@ -1,14 +1,47 @@
 /// What every enlog error tells a user: one line saying what went wrong, and what to do about it.
-/// Each concern (ENML, Outbox, Evernote, …) has its own error type conforming to this; the
-/// executable maps them to exit codes in one place.
+/// Each concern (ENML, Outbox, Evernote, …) has its own error type conforming to this, and says
+/// which `ErrorCategory` each of its cases belongs to; the executable maps categories to exit
+/// codes in one place (`ExitStatus`).
 public protocol ENLogError: Error, CustomStringConvertible {
     /// One line, no trailing period needed, never containing a secret.
     var reason: String { get }
     /// What the user can do, when there is something to do.
     var recoverySuggestion: String? { get }
+    /// What kind of failure this is, for a script or a systemd unit: decides the exit code.
+    var category: ErrorCategory { get }
 }
 
 extension ENLogError {
     public var recoverySuggestion: String? { nil }
     public var description: String { reason }
+}
+
+/// The kinds of failure enlog tells apart, one per row of README's exit status table (beyond
+/// success and the internal errors that are no `ENLogError`). Closed: a new kind of failure is a
+/// new case here, a new exit code, and a new row in README; every error type picks one of these.
+public enum ErrorCategory: String, Sendable, CaseIterable {
+    /// A note is invalid ENML, or Evernote refused one.
+    case invalidNote
+    /// Bad command line: a flag or argument, an unknown note id, a file named to `validate`.
+    case usage
+    /// Bad location input: out of range, garbled, an NMEA log without a valid fix.
+    case badLocation
+    /// A named input file (NMEA log, template, an outbox that must exist) is missing or unreadable.
+    case noInput
+    /// A service enlog needs is unavailable: gpsd without a usable fix, Evernote unreachable or failing.
+    case unavailable
+    /// The outbox path names another program's SQLite database.
+    case foreignDatabase
+    /// The outbox (or a file enlog keeps, like the credentials) cannot be written.
+    case cannotWrite
+    /// The outbox is corrupt, not a database, or from a newer enlog.
+    case corrupt
+    /// Temporary, try again: locked, offline, another sync running, rate limited.
+    case temporary
+    /// A service answered something that is not its protocol.
+    case protocolError
+    /// Not signed in, access denied, a token expired or revoked, credentials unusable.
+    case noPermission
+    /// The configuration file or an `ENLOG_*` variable is wrong.
+    case config
 }

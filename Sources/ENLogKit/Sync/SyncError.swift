@@ -25,3 +25,13 @@ public enum SyncError: ENLogError, Equatable {
         }
     }
 }
+
+extension SyncError {
+    public var category: ErrorCategory {
+        switch self {
+        case .syncInProgress: return .temporary
+        case .lockUnavailable: return .cannotWrite
+        case .reauthenticationRequired: return .noPermission
+        }
+    }
+}

@@ -25,6 +25,14 @@ public enum WatchError: ENLogError, Equatable {
         default: return nil
         }
     }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .alreadyRunning: return .temporary
+        case .lockUnavailable: return .cannotWrite
+        case .setupFailed: return .unavailable
+        }
+    }
 }
 
 /// One `enlog watch` per outbox: an exclusive `flock` on `<outbox>.watch.lock`.
