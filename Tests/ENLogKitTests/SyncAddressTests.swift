@@ -10,13 +10,12 @@ final class SyncAddressTests: XCTestCase {
         let dir = try TemporaryDirectory()
         let outbox = try OutboxStore(path: dir.path("outbox.sqlite"))
         let applied = try await outbox.databaseWriter.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        XCTAssertTrue(applied.contains(SyncState.addressMigrationName), "\(applied)")
-        let state = try await SyncState(writer: outbox.databaseWriter)
-        let none = try await state.rememberedAddress(host: "evernote.test")
+        XCTAssertTrue(applied.contains(OutboxSchema.syncAddressMigration), "\(applied)")
+        let none = try await outbox.noteStoreAddress(host: "evernote.test")
         XCTAssertNil(none)
-        try await state.rememberAddress("10.0.0.1:443", host: "Evernote.TEST")
-        try await state.rememberAddress("[2001:db8::1]:443", host: "evernote.test")
-        let remembered = try await state.rememberedAddress(host: "EVERNOTE.test")
+        try await outbox.rememberNoteStoreAddress("10.0.0.1:443", host: "Evernote.TEST")
+        try await outbox.rememberNoteStoreAddress("[2001:db8::1]:443", host: "evernote.test")
+        let remembered = try await outbox.noteStoreAddress(host: "EVERNOTE.test")
         XCTAssertEqual(remembered, "[2001:db8::1]:443")
     }
 
@@ -154,7 +153,7 @@ final class ReachabilityCommandTargetTests: XCTestCase {
             noteStoreUrl: "https://notestore.invalid/shard/s1/notestore", token: "S=s1:U=1:E=r:C=t:P=1:A=enlog:V=2:H=r"))
         XCTAssertEqual(try home.run("log", "--at", "1,1", "--no-geocode", "--no-sync").status, 0)
         let outbox = try OutboxStore(path: home.database)
-        try await SyncState(writer: outbox.databaseWriter).rememberAddress("127.0.0.1:\(server.port)", host: "notestore.invalid")
+        try await outbox.rememberNoteStoreAddress("127.0.0.1:\(server.port)", host: "notestore.invalid")
 
         let text = try home.run("reachability")
         XCTAssertEqual(text.status, 0, text.standardOutput + text.standardError)

@@ -162,7 +162,7 @@ extension SyncCommandTests {
         XCTAssertEqual(quiet.standardError + quiet.standardOutput, "")
 
         let outbox = try OutboxStore(path: home.database)
-        let remembered = try await SyncState(writer: outbox.databaseWriter).rememberedAddress(host: "127.0.0.1")
+        let remembered = try await outbox.noteStoreAddress(host: "127.0.0.1")
         XCTAssertEqual(remembered, "127.0.0.1:\(server.port)")
     }
 }

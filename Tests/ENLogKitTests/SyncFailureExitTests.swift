@@ -117,7 +117,7 @@ extension SyncCommandTests {
         XCTAssertTrue(sync.standardError.contains("timed out"), sync.standardError)
         XCTAssertEqual(try home.notes().first?["state"] as? String, "failed")
         let outbox = try OutboxStore(path: home.database)
-        let lookups = try await SyncState(writer: outbox.databaseWriter).notesNeedingLookup()
+        let lookups = try await outbox.notesNeedingLookup()
         XCTAssertEqual(lookups, [1], "its outcome is unknown: looked up before it is sent again")
     }
 
@@ -141,7 +141,7 @@ extension SyncCommandTests {
         let note = try await outbox.note(id: 1)
         XCTAssertEqual(note.state, .pending)
         XCTAssertGreaterThan(note.attempts, 0, "the engine looks a pending note with attempts up before creating it")
-        let lookups = try await SyncState(writer: outbox.databaseWriter).notesNeedingLookup()
+        let lookups = try await outbox.notesNeedingLookup()
         XCTAssertEqual(lookups, [1])
         let dropped = try home.run("queue", "drop", "2", "--yes")
         XCTAssertEqual(dropped.status, 0, dropped.standardError)

@@ -74,7 +74,7 @@ final class SyncNamespaceTests: XCTestCase {
 
         // 2. Remembered from an earlier sync: reachable by it, DNS bounded, connect to it with TLS verified for the name.
         let outbox = try OutboxStore(path: home.database)
-        try await SyncState(writer: outbox.databaseWriter).rememberAddress("\(hole.serverAddress):\(port)", host: Self.name)
+        try await outbox.rememberNoteStoreAddress("\(hole.serverAddress):\(port)", host: Self.name)
         let sync = try syncInClient("-v")
         print("sync black hole, remembered \(hole.serverAddress):\(port): exit \(sync.status) after \(Int(sync.milliseconds)) ms "
               + "(network.dns_timeout 5 s): \(sync.output)")

@@ -18,7 +18,7 @@ public struct GeocodedPlaces: PlaceLookup {
             language: config.string(.geocodingLanguage) ?? Self.language(from: environment),
             contact: config.string(.geocodingContact) ?? "",
             timeBudget: budget)
-        self.init(geocoder: CachingGeocoder(writer: outbox.databaseWriter, configuration: configuration), budget: budget)
+        self.init(geocoder: CachingGeocoder(outbox: outbox, configuration: configuration), budget: budget)
     }
 
     /// The configured geocoder, or nil when `geocoding.enabled` is off.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// `NominatimGeocoder` behind a `GeocodeCache`: the usual way to get an address.
 ///
@@ -9,6 +8,7 @@ import GRDB
 /// - no entry or a stale one: asks the service and stores its answer ("no address" included);
 /// - the service fails (unreachable, timeout, HTTP error, rate limit): a stale entry is used
 ///   when there is one, else the error is thrown. A malformed reply is never stored.
+/// A database failure is thrown as the outbox's `OutboxError`, never read as a service failure.
 public final class CachingGeocoder: ReverseGeocoder {
     public let cache: GeocodeCache
     public let geocoder: NominatimGeocoder
@@ -20,11 +20,11 @@ public final class CachingGeocoder: ReverseGeocoder {
         self.now = now
     }
 
-    /// Cache and geocoder over one database (the outbox's `DatabasePool`).
-    public convenience init(writer: any DatabaseWriter, configuration: NominatimConfiguration,
+    /// Cache and geocoder over the outbox's database.
+    public convenience init(outbox: OutboxStore, configuration: NominatimConfiguration,
                             precision: Int = GeocodeCache.defaultPrecision,
                             timeToLive: TimeInterval = GeocodeCache.defaultTimeToLive) {
-        let cache = GeocodeCache(writer: writer, precision: precision, timeToLive: timeToLive)
+        let cache = GeocodeCache(outbox: outbox, precision: precision, timeToLive: timeToLive)
         self.init(cache: cache, geocoder: NominatimGeocoder(configuration: configuration, store: cache))
     }
 
@@ -62,7 +62,8 @@ public final class CachingGeocoder: ReverseGeocoder {
 
     /// The cached answer only, stale or not, without any request: `nil` when nothing is cached;
     /// throws `.noAddress` when the service said there is no address there.
-    public func cachedAddress(latitude: Double, longitude: Double) throws(GeocodingError) -> Address? {
+    /// `OutboxError` when the database fails.
+    public func cachedAddress(latitude: Double, longitude: Double) throws -> Address? {
         let key = cache.key(latitude: latitude, longitude: longitude, language: geocoder.configuration.language)
         guard let entry = try cache.entry(for: key, now: now()), let answer = Self.answer(entry.reply) else { return nil }
         return try answer.get()

@@ -75,9 +75,67 @@ enum OutboxSchema {
             // LIMIT rows, whatever the table size; ids grow with insertion time.
             try db.create(index: "note_on_state_id", on: "note", columns: ["state", "id"])
         }
-        GeocodeCache.registerMigrations(&migrator)
-        SyncState.registerMigrations(&migrator)
-        GeocodeCache.registerSlotClockMigration(&migrator)
+        registerGeocodeCacheMigration(&migrator)
+        migrator.registerMigration(syncMigration) { db in
+            // OutboxSyncRecords: the rate-limit hold, and per note the lookup flag and address tries.
+            try db.create(table: "syncState") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text)
+                t.column("date", .datetime)
+                t.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(table: "syncNote") { t in
+                t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
+                t.column("needsLookup", .boolean).notNull().defaults(to: false)
+                t.column("addressTries", .integer).notNull().defaults(to: 0)
+            }
+        }
+        migrator.registerMigration(syncAddressMigration) { db in
+            // `IF NOT EXISTS`: enlog versions before this migration existed created the table
+            // themselves on first use, so an outbox may hold it already.
+            try db.create(table: "syncAddress", options: [.ifNotExists]) { t in
+                t.primaryKey("host", .text)
+                t.column("address", .text).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+        }
+        migrator.registerMigration(geocodeSlotClockMigration) { db in
+            try db.alter(table: "geocodeRateLimit") { t in
+                t.add(column: "reservedAt", .double).notNull().defaults(to: 0)
+            }
+        }
         return migrator
+    }
+
+    static let geocodeCacheMigration = "v2-geocode-cache"
+    /// The sync engine's tables (`OutboxSyncRecords`).
+    static let syncMigration = "sync-v1"
+    /// The NoteStore address remembered per host.
+    static let syncAddressMigration = "sync-v2"
+    /// `reservedAt` beside the geocoding request slot.
+    static let geocodeSlotClockMigration = "v3-geocode-slot-clock"
+
+    /// The geocode cache's tables (`OutboxGeocodeRecords`).
+    static func registerGeocodeCacheMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(geocodeCacheMigration) { db in
+            try db.create(table: "geocodeCache") { t in
+                // Coordinates × 10^precision, rounded: integers compare exactly.
+                t.column("latitudeKey", .integer).notNull()
+                t.column("longitudeKey", .integer).notNull()
+                t.column("precision", .integer).notNull()
+                t.column("language", .text).notNull()
+                t.column("reply", .blob).notNull()
+                t.column("fetchedAt", .datetime).notNull()
+                t.primaryKey(["latitudeKey", "longitudeKey", "precision", "language"])
+            }
+            try db.create(index: "geocodeCache_on_fetchedAt", on: "geocodeCache", columns: ["fetchedAt"])
+            // One row: when the latest request to the service started (or is scheduled to start),
+            // in seconds since 1970. Processes reserve their slot here before asking.
+            try db.create(table: "geocodeRateLimit") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("lastRequestAt", .double).notNull()
+            }
+            try db.execute(sql: "INSERT INTO geocodeRateLimit (id, lastRequestAt) VALUES (1, 0)")
+        }
     }
 }

@@ -465,8 +465,11 @@ public struct OutboxStore: Sendable {
         return request.order(OutboxNote.Columns.id).limit(limit)
     }
 
-    /// The connection pool, for concerns that keep their tables in the same file (the geocode cache).
-    public var databaseWriter: any DatabaseWriter { pool }
+    /// The connection pool, for tests only (`@testable`: raw SQL to stage a state or check a
+    /// query plan). Everything in enlog goes through the store's methods — the sync engine's
+    /// records and the geocode cache too (`OutboxSyncRecords`, `OutboxGeocodeRecords`) — so
+    /// that every database error is an `OutboxError`.
+    var databaseWriter: any DatabaseWriter { pool }
 
     private func transition(_ id: Int64, _ action: OutboxNote.Action, allowedFrom allowed: Set<OutboxNote.State>,
                             delete: Bool = false, _ change: @escaping @Sendable (inout OutboxNote) -> Void)
@@ -492,7 +495,10 @@ public struct OutboxStore: Sendable {
         try OutboxNote.fetchOne(db, id: note.id!)!
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+    // The transactions every method runs in, mapping any failure to `OutboxError`. Internal for
+    // the store's own files in Outbox/ only.
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
         do {
             return try await pool.write(body)
         } catch {
@@ -500,9 +506,34 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
         do {
             return try await pool.read(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    /// Blocking variants, for the geocode cache's synchronous API.
+    func readNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.writeWithoutTransaction(body)
         } catch {
             throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
         }

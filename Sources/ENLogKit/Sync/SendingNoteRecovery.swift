@@ -23,7 +23,7 @@ public enum SendingNoteRecovery {
         }
         let lock = try SyncLock(databasePath: outbox.path)
         defer { lock.release() }
-        try await SyncState(writer: outbox.databaseWriter).setNeedsLookup(id, true)
+        try await outbox.setNeedsLookup(id, true)
         return Result(note: try await outbox.requeueSending(id, now: now), wasSending: true)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension SyncRun {
     // MARK: Deferred addresses
@@ -9,15 +8,7 @@ extension SyncRun {
     /// once per run), or with no lookup configured, the note is released as queued — its
     /// coordinates and map link, no address — rather than held forever.
     func resolveDeferredAddresses() async throws {
-        let writer = outbox.databaseWriter
-        let limit = options.maxNotes ?? 1000
-        let rows: [(OutboxNote, FixRecord?)] = try await writer.read { db in
-            let notes = try OutboxNote
-                .filter(OutboxNote.Columns.addressPending == true)
-                .filter([OutboxNote.State.pending, OutboxNote.State.failed].contains(OutboxNote.Columns.state))
-                .order(OutboxNote.Columns.id).limit(limit).fetchAll(db)
-            return try notes.map { ($0, try FixRecord.fetchOne(db, id: $0.fixId)) }
-        }
+        let rows = try await outbox.notesWaitingForAddress(limit: options.maxNotes ?? 1000)
         var lookups = 0, consecutiveLookupFailures = 0
         for (note, record) in rows {
             if cancellation.isCancelled { throw Stop(reason: .cancelled) }
@@ -41,7 +32,7 @@ extension SyncRun {
                     consecutiveLookupFailures += 1
                     summary.addressLookupsFailed += 1
                     summary.lastAddressError = oneLine(error)
-                    guard let tries = try await state.recordAddressFailure(id) else { continue }   // dropped
+                    guard let tries = try await outbox.recordAddressFailure(id) else { continue }   // dropped
                     if tries < options.addressAttempts { continue }
                 }
             } else if engine.placeLookup != nil && engine.renderer != nil && record != nil {

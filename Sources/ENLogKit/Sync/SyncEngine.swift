@@ -43,7 +43,7 @@ public struct SyncEngine: Sendable {
 
     /// - Parameters:
     ///   - makeClient: nil: clients over `http` that record the address they reach, remembered
-    ///     (`SyncState.rememberAddress`) unless `rememberAddress` is false (through a proxy the
+    ///     (`OutboxStore.rememberNoteStoreAddress`) unless `rememberAddress` is false (through a proxy the
     ///     address reached is the proxy's, not the NoteStore's).
     ///   - placeLookup, renderer: fill in deferred addresses (`addressPending` notes) before
     ///     upload; without them such notes are uploaded as queued (coordinates only).
@@ -70,7 +70,6 @@ public struct SyncEngine: Sendable {
     public func run() async throws -> SyncSummary {
         let lock = try SyncLock(databasePath: outbox.path)
         defer { lock.release() }
-        let state = try await SyncState(writer: outbox.databaseWriter)
         let client = makeClient(noteStoreURL, token)
         let cancellation = CancellationFlag()
         // The run's own bookkeeping must not see the caller's cancellation (GRDB refuses database
@@ -80,17 +79,17 @@ public struct SyncEngine: Sendable {
         let outbox = self.outbox
         let engine = self
         let work = Task { () async throws -> SyncSummary in
-            let run = SyncRun(engine: engine, state: state, client: client, cancellation: cancellation)
+            let run = SyncRun(engine: engine, client: client, cancellation: cancellation)
             let result: Result<SyncSummary, Error>
             do { result = .success(try await run.execute()) } catch { result = .failure(error) }
             // Whatever ended the run, a call that got through proves the address.
-            await engine.rememberConnectedAddress(state)
+            await engine.rememberConnectedAddress()
             var summary = try result.get()
             summary.remaining = try await Self.remaining(outbox)
             let retries = try await outbox.retryWaits()
             summary.waitingForRetry = retries.count
             summary.nextRetryAt = retries.next
-            let waits = try await state.addressWaits()
+            let waits = try await outbox.addressWaits()
             summary.waitingForAddress = waits.count
             summary.addressTriesLeft = waits.count > 0 ? max(0, engine.options.addressAttempts - waits.fewestTries) : nil
             summary.verdict = SyncSummary.verdict(for: summary)
@@ -105,12 +104,12 @@ public struct SyncEngine: Sendable {
 
     /// Stores the last address a call reached as `ip:port` for the NoteStore host. Best effort:
     /// failing to remember must not fail a sync that worked.
-    func rememberConnectedAddress(_ state: SyncState) async {
+    func rememberConnectedAddress() async {
         guard rememberAddress, let ip = connected.latest,
               let endpoint = NoteStoreEndpoint(url: noteStoreURL) else { return }
         let address = ip.contains(":") ? "[\(ip)]:\(endpoint.port)" : "\(ip):\(endpoint.port)"
         guard (try? ReachabilityChecker.parse(address: address)) != nil else { return }
-        try? await state.rememberAddress(address, host: endpoint.host, now: clock())
+        try? await outbox.rememberNoteStoreAddress(address, host: endpoint.host, now: clock())
     }
 
     static func remaining(_ outbox: OutboxStore) async throws -> Int {

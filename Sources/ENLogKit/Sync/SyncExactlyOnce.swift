@@ -7,7 +7,7 @@ import Foundation
 /// the outcome of a `createNote` is unknown — a process killed mid-request (the note is still
 /// `sending` at the next run, which holds the lock, so nobody else is sending it), a timeout, a
 /// lost connection, an unreadable reply, a non-200 HTTP status — the note is flagged
-/// (`SyncState` `needsLookup`, written before it leaves `sending`) and its next attempt first
+/// (`OutboxStore.setNeedsLookup`, written before it leaves `sending`) and its next attempt first
 /// searches Evernote: `findNotesMetadata(words: "applicationData:enlog.id", notebook, order
 /// CREATED descending)` narrowed to notes whose `created` equals the note's own (the engine sets
 /// `created` from the outbox row, so it is the same on every attempt), then
@@ -25,13 +25,13 @@ extension SyncRun {
         for note in sending {
             if cancellation.isCancelled { throw Stop(reason: .cancelled) }
             let id = note.id!
-            try await state.setNeedsLookup(id, true)
+            try await outbox.setNeedsLookup(id, true)
             needsLookup.insert(id)
             do {
                 let guid = try await notebookGuid(for: note.notebookName)
                 if let found = try await findUploaded(note, notebookGuid: guid) {
                     try await outbox.markSynced(id, guid: found.guid, usn: found.usn, now: engine.clock())
-                    try await state.setNeedsLookup(id, false)
+                    try await outbox.setNeedsLookup(id, false)
                     needsLookup.remove(id)
                     summary.alreadyPresent += 1
                     report(id, .alreadyPresent, guid: found.guid)
@@ -39,7 +39,7 @@ extension SyncRun {
                     // Not there: the request never arrived. Due again at once, no lookup needed.
                     try await outbox.markFailed(id, reason: "interrupted before Evernote stored it", retryAt: engine.clock(),
                                                 now: engine.clock())
-                    try await state.setNeedsLookup(id, false)
+                    try await outbox.setNeedsLookup(id, false)
                     needsLookup.remove(id)
                 }
             } catch let stop as Stop {

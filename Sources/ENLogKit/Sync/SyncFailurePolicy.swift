@@ -91,7 +91,7 @@ extension SyncRun {
     func holdForRateLimit(seconds: Int?, error: Error) async throws -> Date {
         let now = engine.clock()
         let until = now.addingTimeInterval(seconds.map(TimeInterval.init) ?? options.defaultRateLimitWait)
-        try await state.setNotBefore(.init(until: until, reason: oneLine(error)), now: now)
+        try await outbox.setRateLimitHold(.init(until: until, reason: oneLine(error)), now: now)
         summary.notBefore = until
         return until
     }

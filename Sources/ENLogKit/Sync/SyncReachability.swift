@@ -2,7 +2,7 @@ import Foundation
 
 /// Which addresses `enlog sync` probes before it tries to upload: configured probes, else the
 /// NoteStore host itself when its URL names it by address, and for a host name the address an
-/// earlier sync reached it at (`remembered`, from `SyncState`); never a name, so the check
+/// earlier sync reached it at (`remembered`, from `OutboxStore.noteStoreAddress`); never a name, so the check
 /// cannot hang on DNS.
 public enum SyncReachability {
     /// What a sync checks for an account, and what it needs to connect afterwards.
@@ -24,7 +24,7 @@ public enum SyncReachability {
         let proxied = ReachabilityConfiguration.proxy(from: environment) != nil
         var remembered: String?
         if let outbox, let endpoint = NoteStoreEndpoint(url: noteStoreURL), endpoint.isName, !proxied {
-            remembered = try await SyncState(writer: outbox.databaseWriter).rememberedAddress(host: endpoint.host)
+            remembered = try await outbox.noteStoreAddress(host: endpoint.host)
         }
         let reachability = configuration(noteStoreURL: noteStoreURL, probes: config.list(.probes),
                                          budget: config.duration(.probeBudget), environment: environment,

@@ -10,7 +10,6 @@ import Foundation
 /// the upload of due notes.
 final class SyncRun {
     let engine: SyncEngine
-    let state: SyncState
     let client: NoteStoreClient
     var summary = SyncSummary()
     var notebooks: [EDAM.Notebook]?
@@ -24,23 +23,22 @@ final class SyncRun {
     /// Ends the run early with a reason (not an error for the caller).
     struct Stop: Error { var reason: SyncSummary.StopReason }
 
-    init(engine: SyncEngine, state: SyncState, client: NoteStoreClient, cancellation: CancellationFlag) {
+    init(engine: SyncEngine, client: NoteStoreClient, cancellation: CancellationFlag) {
         self.engine = engine
-        self.state = state
         self.client = client
         self.cancellation = cancellation
     }
 
     func execute() async throws -> SyncSummary {
         let now = engine.clock()
-        if let hold = try await state.notBefore() {
+        if let hold = try await outbox.rateLimitHold() {
             if hold.until > now {
                 summary.notBefore = hold.until
                 summary.lastError = hold.reason
                 summary.stoppedBecause = .rateLimited
                 return summary
             }
-            try await state.setNotBefore(nil, now: now)
+            try await outbox.setRateLimitHold(nil, now: now)
         }
         if options.dryRun {
             summary.due = try await outbox.dueNotes(now: now, limit: options.maxNotes ?? Int.max, account: options.account).count
@@ -57,7 +55,7 @@ final class SyncRun {
                                                     account: options.account).count
                 observer(.started(total: sending + due))
             }
-            needsLookup = try await state.notesNeedingLookup()
+            needsLookup = try await outbox.notesNeedingLookup()
             try await resolveInterrupted()
             try await uploadDue()
         } catch let stop as Stop {
@@ -111,7 +109,7 @@ final class SyncRun {
                 if let found = try await findUploaded(note, notebookGuid: notebookGuid) {
                     guard try await claim(id) != nil else { return }
                     try await outbox.markSynced(id, guid: found.guid, usn: found.usn, now: engine.clock())
-                    try await state.setNeedsLookup(id, false)
+                    try await outbox.setNeedsLookup(id, false)
                     needsLookup.remove(id)
                     summary.alreadyPresent += 1
                     report(id, .alreadyPresent, guid: found.guid)
@@ -134,7 +132,7 @@ final class SyncRun {
             guard let guid = created.guid else { throw EvernoteError.missingResult(method: "createNote") }
             try await outbox.markSynced(id, guid: guid, usn: created.updateSequenceNum.map(Int64.init), now: engine.clock())
             if needsLookup.contains(id) {
-                try await state.setNeedsLookup(id, false)
+                try await outbox.setNeedsLookup(id, false)
                 needsLookup.remove(id)
             }
             summary.uploaded += 1
@@ -151,7 +149,7 @@ final class SyncRun {
                 // Left `sending`: the next run looks it up.
                 throw Stop(reason: .cancelled)
             case .ambiguous:
-                try await state.setNeedsLookup(id, true)   // before leaving `sending`
+                try await outbox.setNeedsLookup(id, true)   // before leaving `sending`
                 needsLookup.insert(id)
                 try await fail(id, reason: oneLine(error), kind: kind)
                 try countTransient()

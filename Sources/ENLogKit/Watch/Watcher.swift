@@ -131,7 +131,7 @@ public struct Watcher: Sendable {
 
     enum SyncResult: Sendable {
         case notSignedIn
-        case held(SyncState.Hold)
+        case held(OutboxStore.RateLimitHold)
         case unreachable(ReachabilityReport, waiting: Int)
         case synced(SyncSummary)
         case busy
@@ -462,7 +462,7 @@ extension Watcher {
     static func attemptSync(outbox: OutboxStore, config: Config, account: EvernoteAccount?, trigger: String,
                             report: @Sendable (WatchReport) -> Void) async -> SyncResult {
         guard let account else { return .notSignedIn }
-        if let hold = try? await SyncState(writer: outbox.databaseWriter).notBefore(), hold.until > Date() {
+        if let hold = try? await outbox.rateLimitHold(), hold.until > Date() {
             return .held(hold)
         }
         do {

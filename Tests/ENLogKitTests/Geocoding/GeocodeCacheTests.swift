@@ -12,13 +12,13 @@ final class GeocodeCacheTests: XCTestCase {
             XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM geocodeRateLimit"), 1)
         }
         var migrator = DatabaseMigrator()
-        GeocodeCache.registerMigrations(&migrator)
+        OutboxSchema.registerGeocodeCacheMigration(&migrator)
         XCTAssertEqual(migrator.migrations, ["v2-geocode-cache"])
         XCTAssertTrue(try pool.read { try migrator.hasCompletedMigrations($0) })
     }
 
     func testRoundingToPrecision() throws {
-        let cache = GeocodeCache(writer: try DatabaseQueue(), precision: 4)
+        let cache = GeocodeCache(outbox: try TemporaryDatabase().openOutbox(), precision: 4)
         let key = cache.key(latitude: 35.681_249, longitude: 139.766_45, language: " EN ")
         XCTAssertEqual(key.latitudeKey, 356_812)
         XCTAssertEqual(key.longitudeKey, 1_397_665)   // .5 rounds away from zero
@@ -32,13 +32,13 @@ final class GeocodeCacheTests: XCTestCase {
         let south = cache.key(latitude: -33.868_85, longitude: -151.209_3, language: "")
         XCTAssertEqual(south.latitudeText, "-33.8689")
         XCTAssertEqual(south.longitudeText, "-151.2093")
-        let coarse = GeocodeCache(writer: try DatabaseQueue(), precision: 2)
+        let coarse = GeocodeCache(outbox: try TemporaryDatabase().openOutbox(), precision: 2)
         XCTAssertEqual(coarse.key(latitude: 48.8606, longitude: 2.3376, language: "fr").latitudeText, "48.86")
     }
 
     func testHitMissAndTimeToLive() throws {
         let database = try TemporaryDatabase()
-        let cache = GeocodeCache(writer: try database.openPool(), timeToLive: 3600)
+        let cache = GeocodeCache(outbox: try database.openOutbox(), timeToLive: 3600)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let key = cache.key(latitude: 48.8606, longitude: 2.3389, language: "fr")
         XCTAssertNil(try cache.entry(for: key, now: start))
@@ -60,7 +60,7 @@ final class GeocodeCacheTests: XCTestCase {
     func testCachingGeocoderAnswersFromTheCacheWithoutARequest() async throws {
         let database = try TemporaryDatabase()
         let clock = TestClock()
-        let cache = GeocodeCache(writer: try database.openPool(), timeToLive: 3600)
+        let cache = GeocodeCache(outbox: try database.openOutbox(), timeToLive: 3600)
         // Nothing listens at this address: any request would fail with `unreachable`.
         let geocoder = NominatimGeocoder(
             configuration: NominatimConfiguration(baseURL: "http://127.0.0.1:9", language: "en", contact: "test@example.org"),
@@ -87,7 +87,7 @@ final class GeocodeCacheTests: XCTestCase {
 
     func testCachedNoAddressIsAnsweredAsNoAddress() async throws {
         let database = try TemporaryDatabase()
-        let cache = GeocodeCache(writer: try database.openPool())
+        let cache = GeocodeCache(outbox: try database.openOutbox())
         let geocoder = NominatimGeocoder(
             configuration: NominatimConfiguration(baseURL: "http://127.0.0.1:9", language: "", contact: "x"),
             store: cache)
@@ -99,8 +99,8 @@ final class GeocodeCacheTests: XCTestCase {
 
     func testSlotReservationSpacesRequestsAndFailsFastBeyondTheBudget() throws {
         let database = try TemporaryDatabase()
-        let first = GeocodeCache(writer: try database.openPool())
-        let second = GeocodeCache(writer: try database.openPool())   // as another process would
+        let first = GeocodeCache(outbox: try database.openOutbox())
+        let second = GeocodeCache(outbox: try database.openOutbox())   // as another process would
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let slot1 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3), clock: { now })
         XCTAssertEqual(slot1, now)
@@ -124,7 +124,7 @@ final class GeocodeCacheTests: XCTestCase {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         var slots: [TimeInterval] = []
         for index in 0..<12 {
-            let process = GeocodeCache(writer: try database.openPool())
+            let process = GeocodeCache(outbox: try database.openOutbox())
             let slot = try process.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(60),
                                                       clock: { now.addingTimeInterval(Double(index) * 0.01) })
             slots.append(slot.timeIntervalSince(now))
@@ -136,7 +136,7 @@ final class GeocodeCacheTests: XCTestCase {
     /// slot still pending keeps its distance, carried over to the new clock.
     func testAClockSetBackKeepsThePendingSlotsDistance() throws {
         let database = try TemporaryDatabase()
-        let cache = GeocodeCache(writer: try database.openPool())
+        let cache = GeocodeCache(outbox: try database.openOutbox())
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         _ = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })
         let ahead = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })

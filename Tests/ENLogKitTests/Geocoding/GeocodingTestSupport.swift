@@ -20,7 +20,7 @@ enum GeocodingFixtures {
     }
 }
 
-/// A fresh database file in a temporary directory, migrated with the geocode cache's migration.
+/// A fresh outbox file in a temporary directory (the geocode cache lives in the outbox).
 final class TemporaryDatabase {
     let directory: URL
     let path: String
@@ -32,16 +32,17 @@ final class TemporaryDatabase {
         path = directory.appendingPathComponent("outbox.sqlite").path
     }
 
-    /// A new pool on the file, as a separate process would open it.
+    /// The outbox on the file, as a separate process would open it (created and migrated on first use).
+    func openOutbox() throws -> OutboxStore {
+        try OutboxStore(path: path)
+    }
+
+    /// A plain connection pool on the migrated file, to look at its rows.
     func openPool() throws -> DatabasePool {
+        _ = try openOutbox()
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        var migrator = DatabaseMigrator()
-        GeocodeCache.registerMigrations(&migrator)
-        GeocodeCache.registerSlotClockMigration(&migrator)
-        try migrator.migrate(pool)
-        return pool
+        return try DatabasePool(path: path, configuration: configuration)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

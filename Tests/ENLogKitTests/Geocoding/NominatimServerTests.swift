@@ -35,7 +35,7 @@ final class NominatimServerTests: XCTestCase {
 
     func testRequestCarriesTheDocumentedQueryAndAnIdentifyingUserAgent() async throws {
         let server = try startServer()
-        let store = GeocodeCache(writer: try database().openPool())
+        let store = GeocodeCache(outbox: try database().openOutbox())
         let address = try await geocoder(server, store: store, language: "ja,en")
             .address(latitude: 35.68119, longitude: 139.76641)
         XCTAssertEqual(address.formatted, "Tokyo, Chiyoda, Marunouchi 1-chome")
@@ -51,7 +51,7 @@ final class NominatimServerTests: XCTestCase {
 
     func testCachingGeocoderSendsRoundedCoordinatesOnceAndThenAnswersFromTheCache() async throws {
         let server = try startServer()
-        let caching = CachingGeocoder(writer: try database().openPool(), configuration: NominatimConfiguration(
+        let caching = CachingGeocoder(outbox: try database().openOutbox(), configuration: NominatimConfiguration(
             baseURL: server.baseURL, language: "fr", contact: "diary@example.org"))
         let first = try await caching.address(latitude: 48.860_612, longitude: 2.338_871)
         XCTAssertEqual(first.formatted, "Île-de-France, Paris, Rue de Rivoli")
@@ -67,7 +67,7 @@ final class NominatimServerTests: XCTestCase {
 
     func testSeaIsNoAddressAndIsCached() async throws {
         let server = try startServer()
-        let caching = CachingGeocoder(writer: try database().openPool(), configuration: NominatimConfiguration(
+        let caching = CachingGeocoder(outbox: try database().openOutbox(), configuration: NominatimConfiguration(
             baseURL: server.baseURL, language: "en", contact: "x@example.org"))
         await assertThrows(GeocodingError.noAddress) { try await caching.address(latitude: 0, longitude: 0) }
         await assertThrows(GeocodingError.noAddress) { try await caching.address(latitude: 0, longitude: 0) }
@@ -77,7 +77,7 @@ final class NominatimServerTests: XCTestCase {
 
     func testUnableToGeocodeSwitch() async throws {
         let server = try startServer(["--unable"])
-        let store = GeocodeCache(writer: try database().openPool())
+        let store = GeocodeCache(outbox: try database().openOutbox())
         await assertThrows(GeocodingError.noAddress) {
             try await self.geocoder(server, store: store).address(latitude: 48.8606, longitude: 2.3389)
         }
@@ -85,7 +85,7 @@ final class NominatimServerTests: XCTestCase {
 
     func testHTTP500() async throws {
         let server = try startServer(["--status", "500"])
-        let store = GeocodeCache(writer: try database().openPool())
+        let store = GeocodeCache(outbox: try database().openOutbox())
         await assertThrows(GeocodingError.httpStatus(500)) {
             try await self.geocoder(server, store: store).address(latitude: 48.8606, longitude: 2.3389)
         }
@@ -93,19 +93,19 @@ final class NominatimServerTests: XCTestCase {
 
     func testGarbageBodyIsMalformedAndNotCached() async throws {
         let server = try startServer(["--garbage"])
-        let pool = try database().openPool()
-        let caching = CachingGeocoder(writer: pool, configuration: NominatimConfiguration(
+        let database = try database()
+        let caching = CachingGeocoder(outbox: try database.openOutbox(), configuration: NominatimConfiguration(
             baseURL: server.baseURL, language: "en", contact: "x@example.org"))
         await assertThrows(GeocodingError.malformedReply("not JSON")) {
             try await caching.address(latitude: 48.8606, longitude: 2.3389)
         }
-        let stored = try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM geocodeCache") }
+        let stored = try await database.openPool().read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM geocodeCache") }
         XCTAssertEqual(stored, 0)
     }
 
     func testSlowServerTimesOutWithinTheBudget() async throws {
         let server = try startServer(["--delay", "5"])
-        let store = GeocodeCache(writer: try database().openPool())
+        let store = GeocodeCache(outbox: try database().openOutbox())
         let started = ContinuousClock.now
         await assertThrows(GeocodingError.timedOut(seconds: 1)) {
             // The configured budget is 3 s; this call's own is 1 s.
@@ -117,7 +117,7 @@ final class NominatimServerTests: XCTestCase {
     }
 
     func testNothingListeningIsUnreachable() async throws {
-        let store = GeocodeCache(writer: try database().openPool())
+        let store = GeocodeCache(outbox: try database().openOutbox())
         let port = try freeLoopbackPort()
         let geocoder = NominatimGeocoder(configuration: NominatimConfiguration(
             baseURL: "http://127.0.0.1:\(port)", language: "en", contact: "x"), store: store)
@@ -130,8 +130,8 @@ final class NominatimServerTests: XCTestCase {
         let server = try startServer()
         let database = try database()
         // Two pools on one file: two processes as far as SQLite is concerned.
-        let first = geocoder(server, store: GeocodeCache(writer: try database.openPool()))
-        let second = geocoder(server, store: GeocodeCache(writer: try database.openPool()))
+        let first = geocoder(server, store: GeocodeCache(outbox: try database.openOutbox()))
+        let second = geocoder(server, store: GeocodeCache(outbox: try database.openOutbox()))
         _ = try await first.address(latitude: 48.8606, longitude: 2.3389)
         let started = ContinuousClock.now
         _ = try await second.address(latitude: 40.0150, longitude: -105.2792)
@@ -147,8 +147,8 @@ final class NominatimServerTests: XCTestCase {
     func testSecondGeocoderFailsFastWhenItsBudgetIsShorterThanTheWait() async throws {
         let server = try startServer()
         let database = try database()
-        let first = geocoder(server, store: GeocodeCache(writer: try database.openPool()))
-        let second = geocoder(server, store: GeocodeCache(writer: try database.openPool()), budget: .milliseconds(500))
+        let first = geocoder(server, store: GeocodeCache(outbox: try database.openOutbox()))
+        let second = geocoder(server, store: GeocodeCache(outbox: try database.openOutbox()), budget: .milliseconds(500))
         _ = try await first.address(latitude: 48.8606, longitude: 2.3389)
         let started = ContinuousClock.now
         var slotWait: TimeInterval = 0
@@ -171,7 +171,7 @@ final class NominatimServerTests: XCTestCase {
         let server = try startServer()
         let database = try database()
         let geocoders = try (0..<3).map { _ in
-            geocoder(server, store: GeocodeCache(writer: try database.openPool()), budget: .seconds(4))
+            geocoder(server, store: GeocodeCache(outbox: try database.openOutbox()), budget: .seconds(4))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             let points = [(48.8606, 2.3389), (40.0150, -105.2792), (52.5105, 13.3904)]

@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+
+/// What the sync engine remembers between runs, kept in the outbox's own database file and read
+/// and written only through these methods (tables created by `OutboxSchema`'s migrations):
+///
+/// - `syncState` (key/value): `notBefore` — no Evernote call before this time (rate limit), with
+///   the reason that set it.
+/// - `syncNote` (one row per note that needs one, deleted with the note): `needsLookup` — an
+///   earlier `createNote` for this note may have reached Evernote (timeout, lost connection,
+///   unreadable reply), so the next attempt must look for it first; `addressTries` — failed
+///   lookups of a deferred address.
+/// - `syncAddress` (one row per NoteStore host): the `ip:port` a Thrift call last reached, so
+///   that reachability can probe it and a sync can connect to it when DNS fails.
+///
+/// Every failure is an `OutboxError`, like any other use of the outbox.
+extension OutboxStore {
+    /// A rate limit in force: no Evernote call before `until`.
+    public struct RateLimitHold: Sendable, Equatable, Codable {
+        public var until: Date
+        public var reason: String
+
+        public init(until: Date, reason: String) {
+            self.until = until
+            self.reason = reason
+        }
+    }
+
+    /// The `ip:port` (IPv6 in brackets) last reached for NoteStore host `host`, if any.
+    public func noteStoreAddress(host: String) async throws(OutboxError) -> String? {
+        let key = host.lowercased()
+        return try await read { db in
+            try String.fetchOne(db, sql: "SELECT address FROM syncAddress WHERE host = ?", arguments: [key])
+        }
+    }
+
+    /// Remembers `address` (`ip:port`) for NoteStore host `host`; a no-op write when unchanged.
+    public func rememberNoteStoreAddress(_ address: String, host: String, now: Date = Date()) async throws(OutboxError) {
+        let key = host.lowercased()
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO syncAddress (host, address, updatedAt) VALUES (?, ?, ?)
+                ON CONFLICT(host) DO UPDATE SET address = excluded.address, updatedAt = excluded.updatedAt
+                WHERE address != excluded.address
+                """, arguments: [key, address, now])
+        }
+    }
+
+    /// The persisted "no call before" time, if any (also when already past).
+    public func rateLimitHold() async throws(OutboxError) -> RateLimitHold? {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT value, date FROM syncState WHERE key = 'notBefore'"),
+                  let date: Date = row["date"] else { return nil }
+            return RateLimitHold(until: date, reason: row["value"] ?? "")
+        }
+    }
+
+    public func setRateLimitHold(_ hold: RateLimitHold?, now: Date = Date()) async throws(OutboxError) {
+        try await write { db in
+            if let hold {
+                try db.execute(sql: """
+                    INSERT INTO syncState (key, value, date, updatedAt) VALUES ('notBefore', ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, date = excluded.date, updatedAt = excluded.updatedAt
+                    """, arguments: [hold.reason, hold.until, now])
+            } else {
+                try db.execute(sql: "DELETE FROM syncState WHERE key = 'notBefore'")
+            }
+        }
+    }
+
+    /// Ids of the notes whose earlier upload may have reached Evernote.
+    public func notesNeedingLookup() async throws(OutboxError) -> Set<Int64> {
+        try await read { db in
+            Set(try Int64.fetchAll(db, sql: "SELECT noteId FROM syncNote WHERE needsLookup"))
+        }
+    }
+
+    /// Flags (or clears) the exactly-once lookup for a note.
+    public func setNeedsLookup(_ noteId: Int64, _ value: Bool) async throws(OutboxError) {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO syncNote (noteId, needsLookup) VALUES (?, ?)
+                ON CONFLICT(noteId) DO UPDATE SET needsLookup = excluded.needsLookup
+                """, arguments: [noteId, value])
+        }
+    }
+
+    /// Counts one more failed address lookup for the note; returns the new count, or nil when
+    /// the note is gone (dropped meanwhile).
+    public func recordAddressFailure(_ noteId: Int64) async throws(OutboxError) -> Int? {
+        try await write { db in
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM note WHERE id = ?", arguments: [noteId]) != nil else { return nil }
+            try db.execute(sql: """
+                INSERT INTO syncNote (noteId, addressTries) VALUES (?, 1)
+                ON CONFLICT(noteId) DO UPDATE SET addressTries = addressTries + 1
+                """, arguments: [noteId])
+            return try Int.fetchOne(db, sql: "SELECT addressTries FROM syncNote WHERE noteId = ?", arguments: [noteId]) ?? 1
+        }
+    }
+
+    /// Queued notes still waiting for their address, and the fewest failed lookups among them.
+    public func addressWaits() async throws(OutboxError) -> (count: Int, fewestTries: Int) {
+        try await read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS count, MIN(COALESCE(syncNote.addressTries, 0)) AS fewest
+                FROM note LEFT JOIN syncNote ON syncNote.noteId = note.id
+                WHERE note.addressPending AND note.state IN ('pending', 'failed')
+                """)
+            return (row?["count"] ?? 0, row?["fewest"] ?? 0)
+        }
+    }
+
+    /// Queued notes waiting for their address (pending or failed), oldest first, each with the
+    /// fix it was logged from (nil when that row is missing).
+    public func notesWaitingForAddress(limit: Int) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord?)] {
+        try await read { db in
+            let notes = try OutboxNote
+                .filter(OutboxNote.Columns.addressPending == true)
+                .filter([OutboxNote.State.pending, OutboxNote.State.failed].contains(OutboxNote.Columns.state))
+                .order(OutboxNote.Columns.id).limit(limit).fetchAll(db)
+            return try notes.map { ($0, try FixRecord.fetchOne(db, id: $0.fixId)) }
+        }
+    }
+}
