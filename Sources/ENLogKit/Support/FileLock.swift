@@ -8,7 +8,6 @@ import Glibc
 ///
 /// The kernel drops the lock when its holder exits or is killed, so a stale lock cannot exist.
 /// Released on `release()` or when the value goes away; close-on-exec, so children never inherit it.
-/// (`SyncLock` predates this and keeps its own copy of the same steps.)
 final class FileLock: Sendable {
     enum Failure: Error, Equatable {
         /// Another process holds it; its pid when the file names one.
