@@ -23,32 +23,27 @@ final class AuthCommandTests: XCTestCase {
     /// Runs `enlog auth login --no-browser`, plays the browser with the URL it prints, and pastes
     /// the address the browser ends on, as a user on an SSH session would.
     func login(host: String, extraEnvironment: [String: String] = [:]) async throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = Subprocess.enlog
-        process.arguments = ["auth", "login", "--service", "custom", "--host", host, "--no-browser", "--timeout", "30"]
-        process.environment = home.environment.merging(extraEnvironment) { $1 }
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        var printed = ""
-        var authorizationURL: String?
-        while authorizationURL == nil {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
-            authorizationURL = printed.split(separator: "\n").map(String.init).first { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+        let standardOutput = home.directory.path("login.out")
+        let child = try ChildProcess(Subprocess.enlog,
+                                     ["auth", "login", "--service", "custom", "--host", host, "--no-browser", "--timeout", "30"],
+                                     environment: home.environment.merging(extraEnvironment) { $1 }.map { "\($0)=\($1)" },
+                                     standardInputPipe: true, standardOutputFile: standardOutput)
+        // The pipe carries stderr alone (stdout is in the file); whole lines only, so a URL is
+        // never taken while half of it is still on its way.
+        func authorizationURL(in printed: String) -> String? {
+            printed.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+                .first { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
         }
-        let url = try XCTUnwrap(authorizationURL, "no authorization URL on a line of its own in: \(printed)")
+        _ = child.waitForOutput { authorizationURL(in: $0) != nil }
+        let url = try XCTUnwrap(authorizationURL(in: child.output), "no authorization URL on a line of its own in: \(child.output)")
         let approval = try await HTTPClient().send(HTTPRequest(url: url))
         XCTAssertEqual(approval.status, 302)
         let redirect = try XCTUnwrap(approval.headers["location"])
-        input.fileHandleForWriting.write(Data((redirect + "\n").utf8))
-        process.waitUntilExit()
-        printed += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return ProcessResult(status: process.terminationStatus,
-                             standardOutput: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+        try child.writeStandardInput(Data((redirect + "\n").utf8))
+        child.closeStandardInput()
+        let (status, printed) = child.finish()
+        return ProcessResult(status: status,
+                             standardOutput: String(decoding: try Data(contentsOf: URL(fileURLWithPath: standardOutput)), as: UTF8.self),
                              standardError: printed)
     }
 

@@ -43,32 +43,29 @@ final class SyncKillTests: XCTestCase {
             runs += 1
             XCTAssertLessThan(runs, 80, "too many restarts")
             if runs >= 80 { break }
-            _ = FileManager.default.createFile(atPath: out, contents: nil)
-            let process = Process()
-            process.executableURL = Subprocess.enlog
-            process.arguments = ["sync", "--json"]
-            process.environment = environment
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-            try process.run()
+            // stdout to the file read below; stderr to the test's log.
+            let child = try ChildProcess(Subprocess.enlog, ["sync", "--json"],
+                                         environment: environment.map { "\($0)=\($1)" }, captureOutput: false,
+                                         errorsToTest: true, standardOutputFile: out)
             // Kill at a random moment for the first runs; then let the last one finish.
             let killAfter = runs <= 60 ? Int.random(in: 40...260, using: &rng) : nil
             if let killAfter {
                 let deadline = ContinuousClock.now + .milliseconds(killAfter)
-                while process.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
-                if process.isRunning {
-                    kill(process.processIdentifier, SIGKILL)
+                while child.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
+                if child.isRunning {
+                    child.kill()
                     kills += 1
                 }
             }
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal {
+            let status = child.wait()
+            if child.terminatingSignal != nil {
                 let counts = try await f.outbox.counts()
                 if (counts[.sending] ?? 0) > 0 { killedWhileSending += 1 }
                 // Killed inside the exactly-once window: Evernote has the note, the outbox does not know.
                 if try await f.serverNotes().count > (counts[.synced] ?? 0) { storedButNotSynced += 1 }
                 continue
             }
-            XCTAssertEqual(process.terminationStatus, 0, "enlog sync failed; see its stderr above")
+            XCTAssertEqual(status, 0, "enlog sync failed; see its stderr above")
             let data = try Data(contentsOf: URL(fileURLWithPath: out))
             let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             if (summary?["remaining"] as? Int) == 0 { final = summary }

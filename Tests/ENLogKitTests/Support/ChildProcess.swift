@@ -7,8 +7,9 @@ import Glibc
 /// The one way tests start a program they talk to or stop (servers, gpsfake, holders of a lock):
 /// `posix_spawn` with an empty signal mask and default dispositions, so that the child sees
 /// SIGTERM (Foundation's `Process` on Linux hands down XCTest's blocked-signal mask), with its
-/// stdout (and stderr, unless it goes to the test's own) on a pipe the test reads, or on /dev/null;
-/// stdin is /dev/null or a pipe the test holds (a server that exits when it closes).
+/// stdout (and stderr, unless it goes to the test's own) on a pipe the test reads, on /dev/null, or
+/// stdout alone in a file; stdin is /dev/null or a pipe the test holds and writes to (a server that
+/// exits when it closes, a prompt the test answers).
 /// Programs run to completion for their result go through `Subprocess.run`.
 final class ChildProcess {
     let pid: pid_t
@@ -22,8 +23,10 @@ final class ChildProcess {
     /// - Parameter errorsToTest: stderr goes to this process's stderr (diagnostics in the test
     ///   log; a pipe nobody reads after start-up could fill up and stall the child).
     /// - Parameter standardInputPipe: the child's stdin is a pipe held until `closeStandardInput()`.
+    /// - Parameter standardOutputFile: stdout goes to this file (created or truncated), so a result
+    ///   read after the exit stays apart from stderr, which then alone is on the pipe (if captured).
     init(_ path: String, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true,
-         errorsToTest: Bool = false, standardInputPipe: Bool = false) throws {
+         errorsToTest: Bool = false, standardInputPipe: Bool = false, standardOutputFile: String? = nil) throws {
         var fds: [Int32] = [-1, -1]
         // Close-on-exec: other children started later do not inherit a pipe end (this child gets
         // its own copies through dup2, which clears the flag). Glibc's module has no pipe2.
@@ -40,14 +43,23 @@ final class ChildProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        if captureOutput {
+        if let standardOutputFile {
+            posix_spawn_file_actions_addopen(&actions, 1, standardOutputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else if captureOutput {
             posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-            if !errorsToTest { posix_spawn_file_actions_adddup2(&actions, fds[1], 2) }
-            posix_spawn_file_actions_addclose(&actions, fds[0])
-            posix_spawn_file_actions_addclose(&actions, fds[1])
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            if !errorsToTest { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        }
+        if !errorsToTest {
+            if captureOutput {
+                posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            }
+        }
+        if captureOutput {
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
         }
         // Nothing else this process has open reaches the child: a descriptor another test holds
         // (a binary being copied: "Text file busy"; a server's stdin) must not stay open in it.
@@ -92,15 +104,48 @@ final class ChildProcess {
     }
 
     convenience init(_ executable: URL, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true,
-                     errorsToTest: Bool = false, standardInputPipe: Bool = false) throws {
+                     errorsToTest: Bool = false, standardInputPipe: Bool = false, standardOutputFile: String? = nil) throws {
         try self.init(executable.path, arguments, environment: environment, captureOutput: captureOutput,
-                      errorsToTest: errorsToTest, standardInputPipe: standardInputPipe)
+                      errorsToTest: errorsToTest, standardInputPipe: standardInputPipe,
+                      standardOutputFile: standardOutputFile)
     }
 
     private static func closeOnExecPipe(_ fds: inout [Int32]) -> Bool {
         guard pipe(&fds) == 0 else { return false }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return true
+    }
+
+    /// Writes all of `data` to the child's stdin pipe (what a user would type or paste). A child
+    /// that has already exited is an EPIPE error, not a SIGPIPE that ends the whole test run: the
+    /// signal is blocked on this thread for the write (Linux has no F_SETNOSIGPIPE) and a pending
+    /// one taken back before the mask is restored.
+    func writeStandardInput(_ data: Data) throws {
+        guard stdinFD >= 0 else { throw POSIXError(.EBADF) }
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previousMask)
+        defer {
+            var pending = sigset_t()
+            if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 {
+                var now = timespec()
+                _ = sigtimedwait(&pipeSignal, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+        }
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(stdinFD, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+                offset += written
+            }
+        }
     }
 
     /// Closes the child's stdin pipe: it reads end of file.
@@ -177,6 +222,12 @@ final class ChildProcess {
         }
         let raw = exitStatus!
         return raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+    }
+
+    /// The signal that ended the child, once it has exited; nil when it exited by itself.
+    var terminatingSignal: Int32? {
+        guard let raw = exitStatus, raw & 0x7f != 0 else { return nil }
+        return raw & 0x7f
     }
 
     private var eof: Bool
