@@ -107,13 +107,15 @@ public struct Config: Sendable {
     public let filePath: String
     /// `ENLOG_*` variables set in the environment that enlog does not know (typos), sorted.
     public private(set) var unknownEnvironment: [String] = []
+    /// The XDG directories the environment named (the tile cache lives under its cache home).
+    public let paths: XDGPaths
 
     /// - Parameters:
     ///   - path: config file; nil means `$XDG_CONFIG_HOME/enlog/config.toml`, which may be absent.
     ///   - flags: values given on the command line, by setting name.
     public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 flags: [String: Flag] = [:]) throws(ConfigError) {
-        let paths = XDGPaths(environment: environment)
+        paths = XDGPaths(environment: environment)
         filePath = path ?? paths.configFile
         for setting in Setting.all {
             resolved[setting.name] = Resolved(value: setting.defaultValue, origin: .defaultValue)
@@ -153,6 +155,12 @@ public struct Config: Sendable {
     /// A setting in seconds, as a Duration (millisecond precision).
     public func duration(_ setting: Setting) -> Duration {
         .milliseconds(Int64((number(setting) * 1000).rounded()))
+    }
+
+    /// A whole-number setting (range-checked when the configuration was read).
+    public func integer(_ setting: Setting) -> Int {
+        let value = number(setting)
+        return value.isFinite && abs(value) < 1e15 ? Int(value) : 0
     }
 
     public func boolean(_ setting: Setting) -> Bool { string(setting).flatMap(Self.parseBoolean) ?? false }
@@ -237,6 +245,12 @@ public struct Config: Sendable {
             throw .invalidValue(origin: origin, name: setting.name, reason: "'\(value)' is not a time zone (e.g. Europe/Paris, UTC)")
         case .map where !["openstreetmap", "google"].contains(value):
             throw .invalidValue(origin: origin, name: setting.name, reason: "must be openstreetmap or google")
+        case .mapStyle where !MapStyle.allCases.map(\.rawValue).contains(value):
+            throw .invalidValue(origin: origin, name: setting.name, reason: "must be tiles, static or none")
+        case .tileURL:
+            if let problem = TileURLTemplate.problem(value) {
+                throw .invalidValue(origin: origin, name: setting.name, reason: problem)
+            }
         case .geocodingURL where !(value.hasPrefix("https://") || value.hasPrefix("http://")):
             throw .invalidValue(origin: origin, name: setting.name, reason: "must be an http(s) URL")
         case .notebook where !NoteNames.isValidNotebook(value):
@@ -262,6 +276,11 @@ public struct Config: Sendable {
         }
     }
 
+    /// 19, 0.5, 100000: no trailing ".0", no exponent.
+    private static func text(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
     static func parseBoolean(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "true", "yes", "1", "on": return true
@@ -275,6 +294,7 @@ public struct Config: Sendable {
 public struct XDGPaths: Sendable {
     public let configHome: String
     public let dataHome: String
+    public let cacheHome: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"] ?? NSHomeDirectory()
@@ -285,11 +305,14 @@ public struct XDGPaths: Sendable {
         }
         configHome = absolute("XDG_CONFIG_HOME", ".config")
         dataHome = absolute("XDG_DATA_HOME", ".local/share")
+        cacheHome = absolute("XDG_CACHE_HOME", ".cache")
     }
 
     public var configFile: String { configHome + "/enlog/config.toml" }
     public var credentialsFile: String { configHome + "/enlog/credentials.json" }
     public var defaultDatabase: String { dataHome + "/enlog/enlog.sqlite" }
+    /// Map tiles: a cache, safe to delete, so under XDG_CACHE_HOME and never in the outbox.
+    public var tileCache: String { cacheHome + "/enlog/tiles.sqlite" }
 }
 
 extension ConfigError {

@@ -53,3 +53,13 @@ extension NumericRange {
     public static let watchIntervalSeconds = NumericRange(1, 86_400, unit: "seconds")
     public static let watchHeartbeatSeconds = NumericRange(60, 604_800, unit: "seconds")
 }
+
+extension NumericRange {
+    /// A map image's side: big enough for a marker, small enough to stay far below Evernote's
+    /// resource size limit.
+    public static let mapPixels = NumericRange(16, 4096, unit: "pixels", wholeNumbers: true)
+    /// The zoom levels OSM-compatible tile servers serve.
+    public static let mapZoom = NumericRange(0, 19, unit: "zoom levels", wholeNumbers: true)
+    /// The tile cache on disk; 0 keeps tiles in memory only.
+    public static let cacheMegabytes = NumericRange(0, 100_000, unit: "megabytes")
+}

@@ -68,6 +68,13 @@ extension Setting {
                                                  "seconds since the last note before watch logs another")
     public static let watchMaxInterval = Setting("watch.max_interval", .number, default: nil, range: .watchHeartbeatSeconds,
                                                  "seconds after which watch logs a note even when stationary; unset: never")
+    public static let mapStyle = Setting("map.style", .string, default: "tiles", "map image: tiles (stitched from map.tile_url), static (downloaded from note.static_map_url) or none")
+    public static let mapWidth = Setting("map.width", .integer, default: "600", range: .mapPixels, "map image width, pixels")
+    public static let mapHeight = Setting("map.height", .integer, default: "400", range: .mapPixels, "map image height, pixels")
+    public static let mapZoom = Setting("map.zoom", .integer, default: "16", range: .mapZoom, "map zoom level, 0 (the world) to 19 (buildings)")
+    public static let tileURL = Setting("map.tile_url", .string, default: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "raster tile URL with {z} {x} {y} (256-pixel PNG tiles, OSM-compatible)")
+    public static let mapCacheSize = Setting("map.cache_size", .number, default: "100", range: .cacheMegabytes, "tile cache on disk ($XDG_CACHE_HOME/enlog/tiles.sqlite), MB; least recently used evicted; 0: memory only")
+    public static let mapTimeout = Setting("map.timeout", .number, default: "10", range: .timeoutSeconds, "longest wait for a map's tiles, seconds")
     public static let database = Setting("outbox.db", .string, default: nil, environment: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
     /// Every setting, in the order `enlog config show` prints them.
@@ -75,6 +82,7 @@ extension Setting {
         gpsd, locationTimeout, maxAge, minAccuracy,
         geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
+        mapStyle, mapWidth, mapHeight, mapZoom, tileURL, mapCacheSize, mapTimeout,
         consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile,
         watchMinDistance, watchMinInterval, watchMaxInterval, database,
     ]

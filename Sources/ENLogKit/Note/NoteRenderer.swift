@@ -125,10 +125,8 @@ public struct NoteRenderer: Sendable {
         if let altitude = fix.altitude { context["altitude"] = Self.decimal(altitude) }
         if let speed = fix.speed { context["speed"] = Self.decimal(speed) }
         if let staticMap = style.staticMapURL, !staticMap.isEmpty {
-            context["staticMapURL"] = staticMap
-                .replacingOccurrences(of: "{lat}", with: latitude)
-                .replacingOccurrences(of: "{lon}", with: longitude)
-                .replacingOccurrences(of: "{key}", with: Self.queryEscaped(style.staticMapKey ?? ""))
+            context["staticMapURL"] = StaticMapURL.expand(staticMap, latitude: latitude, longitude: longitude,
+                                                          key: style.staticMapKey)
         }
         return context
     }
@@ -219,9 +217,5 @@ public struct NoteRenderer: Sendable {
         case .manual: return "entered by hand"
         case .nmea: return "NMEA log"
         }
-    }
-
-    private static func queryEscaped(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
     }
 }

@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// A downloaded image with what HTTP caching needs to reuse it: until `expiresAt` it is used
+/// as is; after, it is revalidated with its validators (`If-None-Match`, `If-Modified-Since`).
+struct CachedTile: Sendable, Equatable {
+    var body: [UInt8]
+    var etag: String?
+    var lastModified: String?
+    var expiresAt: Date
+
+    func isFresh(at now: Date) -> Bool { now < expiresAt }
+    var canRevalidate: Bool { etag != nil || lastModified != nil }
+}
+
+/// The first cache level: the tiles this process used last, bounded by count (LRU).
+final class TileMemoryCache: Sendable {
+    private struct State {
+        var entries: [String: CachedTile] = [:]
+        var order: [String] = []   // least recently used first
+    }
+
+    private let state = Mutex(State())
+    let capacity: Int
+
+    /// 256 tiles ≈ 5 MB of OSM PNGs: a few maps' worth, enough for a watch loop logging nearby.
+    init(capacity: Int = 256) { self.capacity = max(1, capacity) }
+
+    func get(_ key: String) -> CachedTile? {
+        state.withLock { state in
+            guard let tile = state.entries[key] else { return nil }
+            if let index = state.order.firstIndex(of: key) { state.order.remove(at: index) }
+            state.order.append(key)
+            return tile
+        }
+    }
+
+    func put(_ key: String, _ tile: CachedTile) {
+        state.withLock { state in
+            if state.entries.updateValue(tile, forKey: key) != nil, let index = state.order.firstIndex(of: key) {
+                state.order.remove(at: index)
+            }
+            state.order.append(key)
+            while state.order.count > capacity {
+                state.entries.removeValue(forKey: state.order.removeFirst())
+            }
+        }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
+}
+
+/// The second cache level: tiles in their own SQLite file (never the outbox: a cache may be
+/// deleted at any time), shared by every enlog process, its tile bytes bounded by `maxBytes`
+/// with the least recently used evicted first.
+///
+/// A cache that cannot be opened or written turns itself off with one warning: maps are then
+/// made from memory and the network, never failed because of the cache.
+final class TileDiskCache: Sendable {
+    let path: String
+    let maxBytes: Int
+    private let warn: @Sendable (String) -> Void
+    private let state = Mutex<State>(.unopened)
+
+    private enum State {
+        case unopened
+        case open(DatabasePool)
+        case off
+    }
+
+    init(path: String, maxBytes: Int, warn: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.maxBytes = max(0, maxBytes)
+        self.warn = warn
+    }
+
+    /// Tiles found for `keys`, each marked as used now (one transaction for the whole map).
+    func lookup(_ keys: [String], now: Date) -> [String: CachedTile] {
+        guard !keys.isEmpty else { return [:] }
+        return use("read") { pool in
+            try pool.write { db in
+                var found: [String: CachedTile] = [:]
+                for key in keys {
+                    guard let row = try Row.fetchOne(db, sql: "SELECT body, etag, lastModified, expiresAt FROM tile WHERE key = ?",
+                                                     arguments: [key]) else { continue }
+                    let body: Data = row["body"]
+                    found[key] = CachedTile(body: [UInt8](body), etag: row["etag"], lastModified: row["lastModified"],
+                                            expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
+                }
+                if !found.isEmpty {
+                    let marks = Array(repeating: "?", count: found.count).joined(separator: ",")
+                    try db.execute(sql: "UPDATE tile SET lastUsedAt = ? WHERE key IN (\(marks))",
+                                   arguments: StatementArguments([now.timeIntervalSince1970] + Array(found.keys)))
+                }
+                return found
+            }
+        } ?? [:]
+    }
+
+    /// Stores (or replaces) a tile, then evicts the least recently used past the size bound.
+    func store(_ key: String, _ tile: CachedTile, now: Date) {
+        _ = use("write") { pool in
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO tile (key, body, size, etag, lastModified, expiresAt, lastUsedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [key, Data(tile.body), tile.body.count, tile.etag, tile.lastModified,
+                                     tile.expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
+                try self.evict(db)
+            }
+        }
+    }
+
+    /// After a 304: the stored body stays, with the new expiry and validators.
+    func refresh(_ key: String, _ tile: CachedTile, now: Date) {
+        _ = use("write") { pool in
+            try pool.write { db in
+                try db.execute(sql: "UPDATE tile SET etag = ?, lastModified = ?, expiresAt = ?, lastUsedAt = ? WHERE key = ?",
+                               arguments: [tile.etag, tile.lastModified, tile.expiresAt.timeIntervalSince1970,
+                                           now.timeIntervalSince1970, key])
+            }
+        }
+    }
+
+    /// For tests and `enlog map`: stored tiles and their bytes (nil when the cache is off).
+    func statistics() -> (tiles: Int, bytes: Int)? {
+        use("read") { pool in
+            try pool.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT count(*) AS n, total(size) AS bytes FROM tile")!
+                return (row["n"] as Int, Int(row["bytes"] as Double))
+            }
+        }
+    }
+
+    var isOff: Bool { state.withLock { if case .off = $0 { return true } else { return false } } }
+
+    private func evict(_ db: Database) throws {
+        var excess = try Int(Double.fetchOne(db, sql: "SELECT total(size) FROM tile") ?? 0) - maxBytes
+        guard excess > 0 else { return }
+        var victims: [String] = []
+        let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM tile ORDER BY lastUsedAt, rowid")
+        while excess > 0, let row = try rows.next() {
+            victims.append(row["key"])
+            excess -= row["size"] as Int
+        }
+        for key in victims { try db.execute(sql: "DELETE FROM tile WHERE key = ?", arguments: [key]) }
+    }
+
+    /// Runs `body` on the open cache; the first failure turns the cache off with one warning.
+    private func use<T>(_ what: String, _ body: (DatabasePool) throws -> T) -> T? {
+        guard let pool = openedPool() else { return nil }
+        do {
+            return try body(pool)
+        } catch {
+            turnOff("cannot \(what) \(path): \(Self.describe(error))")
+            return nil
+        }
+    }
+
+    private func openedPool() -> DatabasePool? {
+        // Opened under the lock so that concurrent first uses open it once.
+        let (pool, problem): (DatabasePool?, String?) = state.withLock { state in
+            switch state {
+            case .open(let pool): return (pool, nil)
+            case .off: return (nil, nil)
+            case .unopened:
+                do {
+                    let pool = try Self.open(path)
+                    state = .open(pool)
+                    return (pool, nil)
+                } catch {
+                    state = .off
+                    return (nil, "cannot open \(path): \(Self.describe(error))")
+                }
+            }
+        }
+        if let problem { warn("tile cache off, maps use memory and the network only (\(problem))") }
+        return pool
+    }
+
+    private func turnOff(_ problem: String) {
+        let wasOn = state.withLock { state -> Bool in
+            if case .off = state { return false }
+            state = .off
+            return true
+        }
+        if wasOn { warn("tile cache off, maps use memory and the network only (\(problem))") }
+    }
+
+    private static func open(_ path: String) throws -> DatabasePool {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(2)
+        configuration.label = "enlog.tiles"
+        configuration.prepareDatabase { db in
+            // A cache: losing the last writes in a power cut only costs a download.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.write { db in
+            // Idempotent, so processes opening a new cache together need no migration lock.
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS tile (
+                    key TEXT PRIMARY KEY NOT NULL,   -- SHA-256 of the URL: a keyed URL's secret never lands on disk
+                    body BLOB NOT NULL,
+                    size INTEGER NOT NULL,
+                    etag TEXT,
+                    lastModified TEXT,
+                    expiresAt DOUBLE NOT NULL,
+                    lastUsedAt DOUBLE NOT NULL);
+                CREATE INDEX IF NOT EXISTS tile_on_lastUsedAt ON tile(lastUsedAt);
+                """)
+        }
+        return pool
+    }
+
+    private static func describe(_ error: Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+        return HTTPText.oneLine((error as NSError).localizedDescription)
+    }
+}
