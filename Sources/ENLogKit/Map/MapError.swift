@@ -29,6 +29,16 @@ public enum MapError: ENLogError, Equatable {
         }
     }
 
+    public var category: ErrorCategory {
+        switch self {
+        case .disabled, .invalidSettings: return .config
+        case .unreachable, .timedOut: return .unavailable
+        case .httpStatus, .notAnImage: return .protocolError
+        case .cancelled: return .temporary
+        case .rendering: return .cannotWrite
+        }
+    }
+
     public var reason: String {
         switch self {
         case .disabled:

@@ -1,0 +1,78 @@
+import ArgumentParser
+import ENLogKit
+import Foundation
+
+struct MapCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "map",
+        abstract: "Render the map image a note would carry, as a PNG (to preview a style, or to bench).",
+        discussion: """
+            Uses the [map] settings: tiles from map.tile_url through the tile cache, or the keyed
+            note.static_map_url with map.style = static. Without -o the PNG goes to standard output,
+            which must not be a terminal.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The position.", valueName: "lat,lon"))
+    var at: String
+
+    @Option(help: ArgumentHelp("Horizontal accuracy, drawn as a circle.", valueName: "metres"))
+    var accuracy: Double?
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the PNG here.", valueName: "file.png"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Zoom level, 0–19 (default: map.zoom, 16).", valueName: "zoom"))
+    var zoom: Int?
+
+    @Option(help: ArgumentHelp("Width in pixels (default: map.width, 600).", valueName: "pixels"))
+    var width: Int?
+
+    @Option(help: ArgumentHelp("Height in pixels (default: map.height, 400).", valueName: "pixels"))
+    var height: Int?
+
+    @Option(help: ArgumentHelp("tiles or static (default: map.style).", valueName: "style"))
+    var style: String?
+
+    @Option(help: ArgumentHelp("Longest wait for the images (default: map.timeout, 10).", valueName: "seconds"))
+    var timeout: Double?
+
+    func run() async throws {
+        let config = try global.loadConfig(flags: [
+            .mapZoom: zoom.map(String.init), .mapWidth: width.map(String.init), .mapHeight: height.map(String.init),
+            .mapStyle: style, .mapTimeout: timeout.map { "\($0)" },
+        ])
+        let position = try ManualLocation(at, horizontalAccuracy: accuracy)
+        if output == nil && isatty(STDOUT_FILENO) == 1 {
+            throw ValidationError("refusing to write a PNG to a terminal: give -o FILE.png or redirect the output")
+        }
+        let renderer = MapRenderer(settings: MapSettings(config: config),
+                                   warn: { Terminal.standardError("enlog: warning: \($0)") })
+        let image = try await renderer.render(latitude: position.latitude, longitude: position.longitude,
+                                              accuracy: position.horizontalAccuracy)
+        guard let output else {
+            FileHandle.standardOutput.write(image.png)
+            return
+        }
+        do {
+            try image.png.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw MapOutputError(path: output, detail: (error as NSError).localizedFailureReason ?? error.localizedDescription)
+        }
+        let counts = image.statistics
+        Terminal.standardOutput("wrote \(output): \(image.width)×\(image.height) PNG, \(image.png.count) bytes, md5 \(image.md5); "
+            + "images: \(counts.fromMemory) from memory, \(counts.fromDisk) from disk, \(counts.downloaded) downloaded, "
+            + "\(counts.revalidated) revalidated, \(counts.staleUsed) stale")
+    }
+}
+
+/// The PNG could not be written where -o said.
+struct MapOutputError: ENLogError {
+    let path: String
+    let detail: String
+    var reason: String { "cannot write \(path): \(detail)" }
+    var category: ErrorCategory { .cannotWrite }
+    var recoverySuggestion: String? { "choose a writable path with -o" }
+}
