@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""A stand-in OSM raster tile server for enlog's tests (needs Pillow).
+
+Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once ready.
+
+  GET /{z}/{x}/{y}.png   a 256-pixel PNG tile, different for every z/x/y (its own colour, a
+                         grid, "z/x/y" written on it), never containing the marker's red;
+                         ETag "t-z-x-y", Last-Modified, Cache-Control: max-age=<max_age>;
+                         If-None-Match with that ETag -> 304
+  GET /static?...        a 320x240 PNG (the keyed static-map service's stand-in)
+  GET /_test/requests    JSON {"requests": [{"path", "query", "headers", "in_flight", "status"}],
+                         "max_in_flight"}: in_flight counts the image requests received and
+                         not yet answered, this one included
+  GET /_test/configure?max_age=N&status=N&garbage=html|truncated|empty&hold=K&total=T
+                         status: answer every image request with this HTTP status (404, 500…)
+                         garbage: answer 200 with a body that is not a decodable PNG
+                         hold/total: keep each image answer until K requests are waiting (then
+                         answer the oldest) or T requests have arrived (then answer all): with a
+                         client that keeps K downloads in flight this proves the bound exactly,
+                         without timing. 0 (default) turns it off.
+  GET /_test/reset       forget the requests seen and restore the defaults
+"""
+import argparse
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler
+from urllib.parse import parse_qs, urlsplit
+
+from PIL import Image, ImageDraw
+
+from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
+
+LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
+DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0}
+
+
+def tile_png(z, x, y):
+    """Colours from z/x/y: blues, greens and greys only (red channel kept low)."""
+    seed = (z * 7919 + x * 104729 + y * 1299709) & 0xFFFFFF
+    background = (40 + seed % 60, 90 + (seed >> 8) % 140, 90 + (seed >> 16) % 140)
+    image = Image.new("RGB", (256, 256), background)
+    draw = ImageDraw.Draw(image)
+    for offset in range(0, 256, 32):
+        draw.line([(offset, 0), (offset, 255)], fill=(20, 40, 60))
+        draw.line([(0, offset), (255, offset)], fill=(20, 40, 60))
+    draw.rectangle([0, 0, 255, 255], outline=(0, 0, 0))
+    draw.text((8, 8), f"{z}/{x}/{y}", fill=(255, 255, 255))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def static_png():
+    image = Image.new("RGB", (320, 240), (60, 120, 200))
+    ImageDraw.Draw(image).ellipse([150, 110, 170, 130], fill=(0, 0, 0))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--print-port", action="store_true")
+    parser.add_argument("--watch-stdin", action="store_true")
+    options = parser.parse_args()
+
+    cond = threading.Condition()
+    state = {"settings": dict(DEFAULTS), "requests": [], "max_in_flight": 0, "in_flight": 0,
+             "received": 0, "waiting": []}
+    tiles = {}
+
+    def pump():
+        """Called with cond held: answer the held requests the hold policy lets go."""
+        settings, waiting = state["settings"], state["waiting"]
+        if settings["total"] and state["received"] >= settings["total"]:
+            released, waiting[:] = list(waiting), []
+        elif settings["hold"] and len(waiting) >= settings["hold"]:
+            released = [waiting.pop(0)]
+        else:
+            released = []
+        for ticket in released:
+            ticket["go"] = True
+        if released:
+            cond.notify_all()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format, *args):
+            pass
+
+        def send(self, status, body=b"", content_type="image/png", headers=()):
+            self.send_response(status)
+            if status != 304:
+                self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in headers:
+                self.send_header(name, value)
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def do_GET(self):
+            parts = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+            if parts.path == "/_test/requests":
+                with cond:
+                    body = json.dumps({"requests": state["requests"], "max_in_flight": state["max_in_flight"]})
+                self.send(200, body.encode(), "application/json")
+                return
+            if parts.path == "/_test/configure":
+                with cond:
+                    for name, value in query.items():
+                        state["settings"][name] = value if name == "garbage" else int(value)
+                    state["received"] = 0
+                self.send(200, b"{}", "application/json")
+                return
+            if parts.path == "/_test/reset":
+                with cond:
+                    state.update(settings=dict(DEFAULTS), requests=[], max_in_flight=0, received=0)
+                self.send(200, b"{}", "application/json")
+                return
+            self.serve_image(parts.path, query)
+
+        def serve_image(self, path, query):
+            ticket = {"go": False}
+            with cond:
+                settings = dict(state["settings"])
+                state["in_flight"] += 1
+                state["received"] += 1
+                state["max_in_flight"] = max(state["max_in_flight"], state["in_flight"])
+                record = {"path": path, "query": query, "headers": dict(self.headers.items()),
+                          "in_flight": state["in_flight"], "status": None}
+                state["requests"].append(record)
+                if settings["hold"] or settings["total"]:
+                    state["waiting"].append(ticket)
+                    pump()
+                    # The limit only keeps a broken client's test from hanging forever.
+                    cond.wait_for(lambda: ticket["go"], timeout=30)
+                    if ticket in state["waiting"]:
+                        state["waiting"].remove(ticket)
+                # Counted out before the answer leaves, so the client's next request (sent once
+                # this answer arrived) can never find this one still counted.
+                state["in_flight"] -= 1
+                pump()
+            status, body, headers = self.answer(path, settings, query)
+            with cond:
+                record["status"] = status
+            self.send(status, body, "image/png" if status in (200, 304) and not settings["garbage"] else "text/html", headers)
+
+        def answer(self, path, settings, query):
+            cache = [("Cache-Control", f"max-age={settings['max_age']}")]
+            if settings["status"]:
+                return settings["status"], b"<html><body>tile server error</body></html>", []
+            if path == "/static":
+                png = static_png()
+                return 200, png, cache
+            pieces = path.strip("/").removesuffix(".png").split("/")
+            try:
+                z, x, y = (int(p) for p in pieces)
+                if not (0 <= z <= 19 and 0 <= x < 2 ** z and 0 <= y < 2 ** z):
+                    raise ValueError
+            except ValueError:
+                return 404, b"<html><body>no such tile</body></html>", []
+            if settings["garbage"] == "html":
+                return 200, b"<html><body>Service temporarily replaced by this page</body></html>", cache
+            if (z, x, y) not in tiles:
+                tiles[(z, x, y)] = tile_png(z, x, y)
+            png = tiles[(z, x, y)]
+            if settings["garbage"] == "truncated":
+                return 200, png[: len(png) // 2], cache
+            if settings["garbage"] == "empty":
+                return 200, b"", cache
+            etag = f'"t-{z}-{x}-{y}"'
+            validators = [("ETag", etag), ("Last-Modified", LAST_MODIFIED)]
+            if self.headers.get("If-None-Match") == etag:
+                return 304, b"", cache + validators
+            return 200, png, cache + validators
+
+    unblock_signals()
+    server = QuietServer(("127.0.0.1", options.port), Handler)
+    if options.watch_stdin:
+        exit_when_stdin_closes()
+    print(f"PORT={server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
