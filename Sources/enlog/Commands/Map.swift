@@ -15,7 +15,8 @@ struct MapCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("The position.", valueName: "lat,lon"))
+    // Unconditional: southern and western positions start with '-'.
+    @Option(parsing: .unconditional, help: ArgumentHelp("The position.", valueName: "lat,lon"))
     var at: String
 
     @Option(help: ArgumentHelp("Horizontal accuracy, drawn as a circle.", valueName: "metres"))

@@ -1,0 +1,117 @@
+import Foundation
+import XCTest
+@testable import ENLogKit
+
+/// `enlog map` run as a user runs it: separate processes sharing the tile cache on disk, and
+/// bad settings turned into one-line errors with their exit codes.
+final class MapCommandTests: XCTestCase {
+    var server: TileTestServer!
+    var home: TemporaryDirectory!
+
+    override func setUp() async throws {
+        server = try TileTestServer()
+        home = try TemporaryDirectory()
+    }
+
+    override func tearDown() async throws { server?.stop() }
+
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": home.url.path, "XDG_CONFIG_HOME": home.path("config"),
+                           "XDG_CACHE_HOME": home.path("cache"), "TZ": "UTC",
+                           "ENLOG_MAP_TILE_URL": server.tileURL, "ENLOG_GEOCODING_CONTACT": "cli-test@example.org"]
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
+    func enlog(_ arguments: [String], _ extra: [String: String] = [:]) throws -> ProcessResult {
+        try Subprocess.run(Subprocess.enlog, arguments, environment: environment(extra))
+    }
+
+    func testSecondProcessFindsTheTilesInTheDiskCache() async throws {
+        let first = try enlog(["map", "--at", "48.858400,2.294500", "--accuracy", "20", "-o", home.path("first.png")])
+        XCTAssertEqual(first.status, 0, first.standardError)
+        let downloaded = try await server.log().requests.count
+        XCTAssertGreaterThan(downloaded, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: home.path("cache/enlog/tiles.sqlite")))
+
+        let second = try enlog(["map", "--at", "48.858400,2.294500", "--accuracy", "20", "-o", home.path("second.png")])
+        XCTAssertEqual(second.status, 0, second.standardError)
+        XCTAssertTrue(second.standardOutput.contains("\(downloaded) from disk, 0 downloaded"), second.standardOutput)
+        let after = try await server.log().requests.count
+        XCTAssertEqual(after, downloaded, "the second process asked the server nothing")
+        XCTAssertEqual(try Data(contentsOf: home.url.appendingPathComponent("first.png")),
+                       try Data(contentsOf: home.url.appendingPathComponent("second.png")))
+
+        let decoded = try IndependentDecoder.decode(try Data(contentsOf: home.url.appendingPathComponent("second.png")))
+        XCTAssertEqual([decoded.width, decoded.height], [600, 400])
+        let marker = MapCanvas.markerColor
+        XCTAssertEqual(decoded.center, [Int(marker.red), Int(marker.green), Int(marker.blue)])
+    }
+
+    func testConfiguredSizeAndZoomAndThePNGOnStandardOutput() async throws {
+        _ = try home.file("config/enlog/config.toml", contents: "[map]\nwidth = 320\nheight = 200\nzoom = 12\n")
+        let decoded = try IndependentDecoder.decode(try pngFromStdout())
+        XCTAssertEqual([decoded.width, decoded.height], [320, 200])
+        let paths = try await server.log().paths
+        XCTAssertFalse(paths.isEmpty)
+        XCTAssertTrue(paths.allSatisfy { $0.hasPrefix("/12/") }, "\(paths)")
+    }
+
+    /// stdout captured as text would mangle the binary: run again into a file the shell way.
+    private func pngFromStdout() throws -> Data {
+        let output = home.path("stdout.png")
+        let result = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" map --at -33.8568,151.2153 > \"$1\"",
+                                                                          Subprocess.enlog.path, output], environment: environment())
+        XCTAssertEqual(result.status, 0, result.standardError)
+        return try Data(contentsOf: URL(fileURLWithPath: output))
+    }
+
+    func testBadSettingsAndServersAreOneLineErrorsWithTheirExitCodes() throws {
+        let cases: [(arguments: [String], environment: [String: String], status: Int32, says: String)] = [
+            (["--zoom", "20"], [:], 78, "'map.zoom' must be a whole number from 0 to 19, not '20'"),
+            ([], ["ENLOG_MAP_ZOOM": "-1"], 78, "'map.zoom' must be a whole number from 0 to 19"),
+            (["--width", "0"], [:], 78, "'map.width' must be a whole number from 16 to 4096, not '0'"),
+            (["--width", "100000"], [:], 78, "'map.width' must be a whole number from 16 to 4096, not '100000'"),
+            ([], ["ENLOG_MAP_HEIGHT": "12.5"], 78, "'map.height' must be a whole number"),
+            ([], ["ENLOG_MAP_STYLE": "satellite"], 78, "'map.style' must be tiles, static or none"),
+            ([], ["ENLOG_MAP_STYLE": "none"], 78, "no map image is made with map.style = none"),
+            ([], ["ENLOG_MAP_STYLE": "static"], 78, "map.style = static needs note.static_map_url"),
+            ([], ["ENLOG_MAP_TILE_URL": "\(server.baseURL)/tiles.png"], 78, "'map.tile_url' must contain {z}, {x} and {y}"),
+            ([], ["ENLOG_MAP_TILE_URL": "ftp://127.0.0.1/{z}/{x}/{y}.png"], 78, "'map.tile_url' is not usable"),
+            ([], ["ENLOG_MAP_TILE_URL": "http://192.0.2.1/{z}/{x}/{y}.png"], 78, "refusing to send an unencrypted http:// request"),
+            ([], ["ENLOG_MAP_CACHE_SIZE": "-5"], 78, "'map.cache_size' must be a number from 0 to 100000"),
+            ([], ["ENLOG_MAP_TILE_URL": "http://127.0.0.1:1/{z}/{x}/{y}.png"], 69, "the map server http://127.0.0.1:1 cannot be reached"),
+            (["--at", "91,0"], [:], 65, "latitude 91 is outside -90...90"),
+        ]
+        for item in cases {
+            let arguments = ["map"] + (item.arguments.contains("--at") ? [] : ["--at", "35.68,139.76"]) + item.arguments + ["-o", home.path("x.png")]
+            let result = try enlog(arguments, item.environment)
+            XCTAssertEqual(result.status, item.status, "\(item): \(result.standardError)")
+            XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
+            XCTAssertTrue(result.standardError.hasPrefix("enlog: error: "), result.standardError)
+            XCTAssertTrue(result.standardError.contains(item.says), "\(item.says) not in: \(result.standardError)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: home.path("x.png")), "no file from a failed map")
+        }
+    }
+
+    func testTileServerErrorsExitWithTheProtocolCodeAndWriteNoFile() async throws {
+        for mode in ["status=404", "status=500", "garbage=html"] {
+            try await server.reset()
+            try await server.configure(mode)
+            let result = try enlog(["map", "--at", "35.68,139.76", "-o", home.path("x.png")])
+            XCTAssertEqual(result.status, 76, "\(mode): \(result.standardError)")
+            XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: home.path("x.png")))
+        }
+    }
+
+    func testUnwritableCacheDirectoryWarnsOnceAndStillWritesTheMap() throws {
+        // XDG_CACHE_HOME names a file: no cache directory can be made there, even by root.
+        _ = try home.file("cache", contents: "a file, not a directory")
+        let result = try enlog(["map", "--at", "35.68,139.76", "-o", home.path("x.png")])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.hasPrefix("enlog: warning: tile cache off"), result.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: home.path("x.png")))
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import ENLogKit
+
+/// The local tile server (Tests/support/tile_server.py, Pillow-generated tiles) through the shared harness.
+final class TileTestServer {
+    private let server: PythonServer
+    var baseURL: String { server.baseURL }
+    var tileURL: String { "\(server.baseURL)/{z}/{x}/{y}.png" }
+
+    init() throws {
+        server = try PythonServer(script: "tile_server.py")
+    }
+
+    struct Log {
+        var requests: [[String: Any]]
+        var maxInFlight: Int
+        var paths: [String] { requests.compactMap { $0["path"] as? String } }
+        var statuses: [Int] { requests.compactMap { $0["status"] as? Int } }
+        func header(_ name: String, of request: [String: Any]) -> String? {
+            (request["headers"] as? [String: String])?.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    func log() async throws -> Log {
+        let json = try await fetchJSON("\(baseURL)/_test/requests") as! [String: Any]
+        return Log(requests: json["requests"] as? [[String: Any]] ?? [], maxInFlight: json["max_in_flight"] as? Int ?? 0)
+    }
+
+    func configure(_ query: String) async throws { _ = try await fetchJSON("\(baseURL)/_test/configure?\(query)") }
+    func reset() async throws { _ = try await fetchJSON("\(baseURL)/_test/reset") }
+    func stop() { server.stop() }
+}
+
+/// What an independent decoder (Python's PIL) reads from a PNG.
+struct DecodedPNG: Decodable {
+    let width: Int
+    let height: Int
+    let mode: String
+    let center: [Int]
+}
+
+enum IndependentDecoder {
+    static func decode(_ png: Data) throws -> DecodedPNG {
+        let scratch = try TemporaryDirectory()
+        let file = scratch.path("map.png")
+        try png.write(to: URL(fileURLWithPath: file))
+        let python = try PythonServer.interpreter(stdlibOnly: false)
+        let script = """
+            import json, sys
+            from PIL import Image
+            image = Image.open(sys.argv[1]); image.load()
+            rgb = image.convert("RGB")
+            print(json.dumps({"width": image.width, "height": image.height, "mode": image.mode,
+                              "center": list(rgb.getpixel((image.width // 2, image.height // 2)))}))
+            """
+        let result = try Subprocess.run(URL(fileURLWithPath: python), ["-c", script, file])
+        guard result.status == 0 else { throw PythonServer.StartFailure(description: "PIL could not read the PNG: \(result.standardError)") }
+        return try JSONDecoder().decode(DecodedPNG.self, from: Data(result.standardOutput.utf8))
+    }
+
+    /// `pngcheck` (Debian), a second independent reader, when installed.
+    static func pngcheck(_ png: Data) throws -> ProcessResult? {
+        guard let pngcheck = Subprocess.which("pngcheck") else { return nil }
+        let scratch = try TemporaryDirectory()
+        let file = scratch.path("map.png")
+        try png.write(to: URL(fileURLWithPath: file))
+        return try Subprocess.run(pngcheck, [file])
+    }
+}
+
+extension MapSettings {
+    /// Settings for a test: the local tile server, the given cache file (or memory only).
+    static func local(_ server: TileTestServer, cache: String?, width: Int = 600, height: Int = 400, zoom: Int = 16,
+                      budget: Duration = .seconds(60)) -> MapSettings {
+        MapSettings(width: width, height: height, zoom: zoom, tileURL: server.tileURL, contact: "maps-test@example.org",
+                    cachePath: cache, cacheSizeBytes: 50 << 20, timeBudget: budget)
+    }
+}
+
+/// Collects the warnings a renderer gives.
+final class WarningLog: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    var sink: @Sendable (String) -> Void { { line in self.lines.withLock { $0.append(line) } } }
+}
+
+func assertMapError(_ expected: MapError, file: StaticString = #filePath, line: UInt = #line,
+                    _ body: () async throws -> MapImage) async {
+    do {
+        let image = try await body()
+        XCTFail("expected \(expected), got an image of \(image.width)×\(image.height)", file: file, line: line)
+    } catch {
+        XCTAssertEqual(error as? MapError, expected, "\(error)", file: file, line: line)
+    }
+}
