@@ -55,7 +55,8 @@ final class TileFetcher: Sendable {
             }
             missing.append(url)
         }
-        let onDisk = disk?.lookup(missing.map(Self.key), now: at) ?? [:]
+        let missingKeys = missing.map(Self.key)
+        let onDisk = await onDisk { $0.lookup(missingKeys, now: at) } ?? [:]
         var toFetch: [(url: String, cached: CachedTile?)] = []
         for url in missing {
             let key = Self.key(url)
@@ -92,6 +93,14 @@ final class TileFetcher: Sendable {
 
     enum Outcome: Sendable { case downloaded, revalidated, staleUsed }
 
+    /// SQLite may wait for another process's write (busy timeout): on a thread of its own, never
+    /// on the cooperative pool. nil without a disk cache.
+    @discardableResult
+    private func onDisk<T: Sendable>(_ work: @escaping @Sendable (TileDiskCache) -> T) async -> T? {
+        guard let disk else { return nil }
+        return await BlockingCall.run("enlog.tiles") { _ in work(disk) }
+    }
+
     /// One image from the network: a conditional request when an expired copy has validators.
     private func fetch(_ url: String, cached: CachedTile?) async throws(MapError) -> (String, [UInt8], Outcome) {
         let key = Self.key(url)
@@ -126,7 +135,8 @@ final class TileFetcher: Sendable {
             refreshed.etag = response.headers["etag"] ?? refreshed.etag
             refreshed.lastModified = response.headers["last-modified"] ?? refreshed.lastModified
             memory.put(key, refreshed)
-            disk?.refresh(key, refreshed, now: at)
+            let stored = refreshed
+            await onDisk { $0.refresh(key, stored, now: at) }
             return (url, refreshed.body, .revalidated)
         case 200:
             if case .failure(let failure) = CairoPNG.decode(response.body) {
@@ -137,7 +147,7 @@ final class TileFetcher: Sendable {
                                   expiresAt: Self.expiry(response.headers, now: at))
             if !Self.forbidsStoring(response.headers) {
                 memory.put(key, tile)
-                disk?.store(key, tile, now: at)
+                await onDisk { $0.store(key, tile, now: at) }
             }
             return (url, tile.body, .downloaded)
         case 500...599 where cached != nil, 429 where cached != nil:

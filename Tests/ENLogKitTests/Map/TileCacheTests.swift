@@ -90,18 +90,18 @@ final class TileCacheTests: XCTestCase {
 
     func testLimiterNeverLetsMoreThanItsLimitIn() async throws {
         let limiter = DownloadLimiter(limit: 3)
-        let inside = Mutex((now: 0, peak: 0))
+        let inside = Holders()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<20 {
                 group.addTask {
                     try await limiter.withPermit {
-                        let count = inside.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now); return $0.now }
+                        let count = inside.state.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now); return $0.now }
                         XCTAssertLessThanOrEqual(count, 3)
                         // The first holders wait for each other, so the limit is reached, not just respected;
                         // the bound on the wait only keeps a broken limiter's test from hanging.
                         var spins = 0
-                        while inside.withLock({ $0.peak }) < 3 && spins < 1_000_000 { spins += 1; await Task.yield() }
-                        inside.withLock { $0.now -= 1 }
+                        while inside.state.withLock({ $0.peak }) < 3 && spins < 1_000_000 { spins += 1; await Task.yield() }
+                        inside.state.withLock { $0.now -= 1 }
                     }
                 }
             }
@@ -128,4 +128,9 @@ final class TileCacheTests: XCTestCase {
         let after = try await limiter.withPermit { 2 }
         XCTAssertEqual(after, 2)
     }
+}
+
+/// Holders of a limiter's places, now and at most, as the limited code itself counts them.
+private final class Holders: Sendable {
+    let state = Mutex((now: 0, peak: 0))
 }
