@@ -20,12 +20,8 @@ struct Log: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    // Unconditional: the value is taken as it is, so a southern or western position
-    // (`--at -33.86,151.2`) is a value, not an unknown flag.
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("A position given by hand, in decimal degrees; negative values work as they are (--at -33.86,151.2).",
-                               valueName: "lat,lon[,alt]"))
-    var at: String?
+    @OptionGroup var position: PositionOption
+    var at: String? { position.at }
 
     @Option(help: ArgumentHelp("Take the last valid fix of an NMEA 0183 log (- reads standard input).", valueName: "file"))
     var nmea: String?

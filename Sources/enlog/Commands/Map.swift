@@ -15,9 +15,7 @@ struct MapCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    // Unconditional: southern and western positions start with '-'.
-    @Option(parsing: .unconditional, help: ArgumentHelp("The position.", valueName: "lat,lon"))
-    var at: String
+    @OptionGroup var position: PositionOption
 
     @Option(help: ArgumentHelp("Horizontal accuracy, drawn as a circle.", valueName: "metres"))
     var accuracy: Double?
@@ -26,24 +24,30 @@ struct MapCommand: AsyncParsableCommand {
     var output: String?
 
     @Option(help: ArgumentHelp("Zoom level, 0–19 (default: map.zoom, 16).", valueName: "zoom"))
-    var zoom: Int?
+    var zoom: String?
 
     @Option(help: ArgumentHelp("Width in pixels (default: map.width, 600).", valueName: "pixels"))
-    var width: Int?
+    var width: String?
 
     @Option(help: ArgumentHelp("Height in pixels (default: map.height, 400).", valueName: "pixels"))
-    var height: Int?
+    var height: String?
 
     @Option(help: ArgumentHelp("tiles or static (default: map.style).", valueName: "style"))
     var style: String?
 
     @Option(help: ArgumentHelp("Longest wait for the images (default: map.timeout, 10).", valueName: "seconds"))
-    var timeout: Double?
+    var timeout: String?
+
+    func validate() throws {
+        try NumericRange.accuracyMetres.check(accuracy, flag: "--accuracy")
+    }
 
     func run() async throws {
+        guard let at = position.at else { throw ValidationError("give the position with --at LAT,LON") }
+        // Numbers stay text: Config checks them against the same ranges as config.toml and ENLOG_*.
         let config = try global.loadConfig(flags: [
-            .mapZoom: zoom.map(String.init), .mapWidth: width.map(String.init), .mapHeight: height.map(String.init),
-            .mapStyle: style, .mapTimeout: timeout.map { "\($0)" },
+            .mapZoom: ("--zoom", zoom), .mapWidth: ("--width", width), .mapHeight: ("--height", height),
+            .mapStyle: ("--style", style), .mapTimeout: ("--timeout", timeout),
         ])
         let position = try ManualLocation(at, horizontalAccuracy: accuracy)
         if output == nil && isatty(STDOUT_FILENO) == 1 {
