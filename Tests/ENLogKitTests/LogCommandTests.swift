@@ -14,7 +14,10 @@ struct EnlogHome {
 
     var environment: [String: String] {
         var environment = ["PATH": "/usr/bin:/bin", "HOME": directory.url.path, "ENLOG_DB": database,
-                           "XDG_CONFIG_HOME": configHome, "TZ": "UTC"]
+                           "XDG_CONFIG_HOME": configHome, "TZ": "UTC",
+                           // No map unless a test asks for one (with its local tile server): the
+                           // default tile URL is the public OSM server, which no test may reach.
+                           "ENLOG_MAP_STYLE": "none"]
         environment.merge(extraEnvironment) { $1 }
         return environment
     }

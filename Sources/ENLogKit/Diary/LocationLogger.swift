@@ -14,6 +14,9 @@ public struct LocationLogger: Sendable {
         public var fix: Fix
         /// Why the lookup of the address failed (unreachable, too slow), when it was tried and did.
         public var addressProblem: String?
+        /// Why the map could not be made now; `mapPending` says whether sync will try again.
+        public var mapProblem: String?
+        public var mapPending: Bool
     }
 
     private let outbox: OutboxStore
@@ -22,10 +25,17 @@ public struct LocationLogger: Sendable {
     private let lookupBudget: Duration
     /// The account signed in when the note is queued; sync uploads it to that account only.
     private let account: String?
+    private let maps: MapRenderer?
+    private let mapBudget: Duration
 
+    /// - Parameters:
+    ///   - maps: makes the note's map image (nil: no map); `mapBudget` bounds it, and it runs
+    ///     beside the address lookup, so storing the note waits at most the longer of the two.
     public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, lookupBudget: Duration = .seconds(3),
-                account: String? = nil) {
+                account: String? = nil, maps: MapRenderer? = nil, mapBudget: Duration = .seconds(3)) {
         self.account = account
+        self.maps = maps
+        self.mapBudget = mapBudget
         self.outbox = outbox
         self.renderer = renderer
         self.lookup = lookup
@@ -34,6 +44,7 @@ public struct LocationLogger: Sendable {
 
     public func log(from source: any LocationSource) async throws -> Outcome {
         let fix = try await source.currentFix()
+        async let mapResult = makeMap(fix)
         var addressProblem: String?
         var place: Place?
         if let lookup {
@@ -43,24 +54,48 @@ public struct LocationLogger: Sendable {
                 addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
             }
         }
+        var mapProblem: String?
+        var mapPending = false
+        var map: MapImage?
+        switch await mapResult {
+        case .success(let image):
+            map = image
+        case .failure(let error):
+            // .disabled: nothing wanted, nothing to say. Settings errors: no map, said once here.
+            if error != .disabled { mapProblem = error.reason }
+            mapPending = error.isRetryable
+        case nil:
+            break
+        }
         var draft: NoteDraft
-        (draft, addressProblem) = try render(fix, place, addressProblem: addressProblem)
+        (draft, addressProblem) = try render(fix, place, map: map.map(MapReference.init), addressProblem: addressProblem)
         draft.account = account
+        if let map { draft.resources = [NoteResource(map: map)] }
+        draft.mapPending = mapPending
         let note = try await outbox.enqueue(fix: fix, note: draft)
-        return Outcome(note: note, fix: fix, addressProblem: addressProblem)
+        return Outcome(note: note, fix: fix, addressProblem: addressProblem, mapProblem: mapProblem, mapPending: mapPending)
+    }
+
+    private func makeMap(_ fix: Fix) async -> Result<MapImage, MapError>? {
+        guard let maps else { return nil }
+        do {
+            return .success(try await maps.render(fix, budget: mapBudget))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The fix is the user's; the address is someone else's text. When the note renders without
     /// the address, the address was at fault: keep the note, its address pending. When it does
     /// not, the template is at fault, and that error is the one to report.
-    private func render(_ fix: Fix, _ place: Place?, addressProblem: String?) throws -> (NoteDraft, String?) {
-        guard let place else { return (try renderer.render(fix: fix, place: nil), addressProblem) }
-        let withAddress = Result { () throws(NoteError) -> NoteDraft in try renderer.render(fix: fix, place: place) }
+    private func render(_ fix: Fix, _ place: Place?, map: MapReference?, addressProblem: String?) throws -> (NoteDraft, String?) {
+        guard let place else { return (try renderer.render(fix: fix, place: nil, map: map), addressProblem) }
+        let withAddress = Result { () throws(NoteError) -> NoteDraft in try renderer.render(fix: fix, place: place, map: map) }
         switch withAddress {
         case .success(let draft):
             return (draft, addressProblem)
         case .failure(let error):
-            let draft = try renderer.render(fix: fix, place: nil)
+            let draft = try renderer.render(fix: fix, place: nil, map: map)
             return (draft, "the geocoder's answer could not be put in the note: \(error.reason)")
         }
     }

@@ -16,11 +16,21 @@ public struct MapImage: Sendable, Equatable {
 
     public static let mimeType = "image/png"
 
+    /// MD5 as Evernote writes it in `en-media`: 32 lowercase hex digits.
+    public static func md5Hex(_ bytes: some DataProtocol) -> String {
+        Insecure.MD5.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The raw 16 bytes of the MD5 (EDAM `Data.bodyHash`).
+    public static func md5Bytes(_ bytes: some DataProtocol) -> [UInt8] {
+        Array(Insecure.MD5.hash(data: bytes))
+    }
+
     init(png: [UInt8], width: Int, height: Int, latitude: Double, longitude: Double, statistics: TileStatistics) {
         self.png = Data(png)
         self.width = width
         self.height = height
-        self.md5 = Insecure.MD5.hash(data: png).map { String(format: "%02x", $0) }.joined()
+        self.md5 = Self.md5Hex(png)
         self.latitude = latitude
         self.longitude = longitude
         self.statistics = statistics

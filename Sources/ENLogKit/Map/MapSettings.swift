@@ -136,3 +136,13 @@ public struct MapSettings: Sendable, Equatable {
         NominatimConfiguration(language: "", contact: contact).userAgent
     }
 }
+
+extension MapSettings {
+    /// `enlog log` waits for the map at most this long (map.timeout, capped at 3 s): storing the
+    /// note matters more than its picture, which sync makes later when it cannot be made now.
+    public static let logBudgetCap: Duration = .seconds(3)
+
+    public static func logBudget(config: Config) -> Duration {
+        min(config.duration(.mapTimeout), logBudgetCap)
+    }
+}

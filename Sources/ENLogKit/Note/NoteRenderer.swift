@@ -1,7 +1,7 @@
 import Foundation
 
 /// The place a fix is at, as a geocoder described it; nil fields are unknown.
-public struct Place: Sendable, Equatable {
+public struct Place: Sendable, Equatable, Codable {
     /// Short form used in titles and links, e.g. "Tokyo, Chiyoda, Marunouchi".
     public var address: String
     /// The geocoder's full description, kept in the note body.
@@ -74,7 +74,9 @@ public struct NoteRenderer: Sendable {
         self.validator = validator
     }
 
-    public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased()) throws(NoteError) -> NoteDraft {
+    /// - Parameter map: the map image the note carries, shown by `{{#map}}…{{hash}}…{{/map}}`.
+    public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased(),
+                       map: MapReference? = nil) throws(NoteError) -> NoteDraft {
         let place = place.map { Place(address: ENMLCharacters.cleaned($0.address), displayName: $0.displayName.map(ENMLCharacters.cleaned)) }
         for tag in style.tags where !Self.isEdgeTrimmedName(tag, maxLength: Self.tagLength) || tag.contains(",") {
             throw .invalidTitle("tag '\(tag)' must be 1 to 100 characters, without commas or leading/trailing spaces")
@@ -82,17 +84,20 @@ public struct NoteRenderer: Sendable {
         if let notebook = style.notebook, !Self.isEdgeTrimmedName(notebook, maxLength: Self.notebookLength) {
             throw .invalidTitle("notebook name '\(notebook)' must be 1 to 100 characters, without leading/trailing spaces")
         }
-        let context = self.context(fix: fix, place: place)
+        var context = self.context(fix: fix, place: place)
+        if let map { context["map"] = ["hash": map.hash, "width": map.width, "height": map.height] as [String: Any] }
         let title = try Self.checkedTitle(template.title.render(context))
         let content = template.content.render(context)
         let report = validator.validate(content)
         if let first = report.errors.first {
             throw .invalidENML(first, count: report.errors.count)
         }
-        return NoteDraft(uid: uid, title: title, content: content, notebookName: style.notebook, tags: style.tags,
+        var draft = NoteDraft(uid: uid, title: title, content: content, notebookName: style.notebook, tags: style.tags,
                          placeName: style.setsPlaceName ? place.map { String($0.address.prefix(4096)) } : nil,
                          subjectDate: fix.timestamp, source: Self.sourceApplication,
                          sourceApplication: Self.sourceApplication, addressPending: place == nil)
+        draft.place = place
+        return draft
     }
 
     /// The values a template can use; absent ones are left out so `{{#x}}` sections skip them.
@@ -217,5 +222,27 @@ public struct NoteRenderer: Sendable {
         case .manual: return "entered by hand"
         case .nmea: return "NMEA log"
         }
+    }
+}
+
+/// A map image as a template refers to it: `<en-media type="image/png" hash="{{hash}}"/>`.
+public struct MapReference: Sendable, Equatable {
+    /// MD5 of the PNG, 32 lowercase hex digits.
+    public var hash: String
+    public var width: Int
+    public var height: Int
+
+    public init(hash: String, width: Int, height: Int) {
+        self.hash = hash
+        self.width = width
+        self.height = height
+    }
+
+    public init(_ image: MapImage) {
+        self.init(hash: image.md5, width: image.width, height: image.height)
+    }
+
+    public init(_ resource: NoteResource) {
+        self.init(hash: resource.hash, width: resource.width ?? 0, height: resource.height ?? 0)
     }
 }

@@ -32,18 +32,53 @@ public enum OutboxJSON {
     public static func encode(_ fixes: [FixRecord]) throws -> String { try JSONOutput.encode(fixes) }
 
     /// `queue show --json`: the summary `queue list --json` gives, plus the ENML body.
-    public static func encodeWithContent(_ note: OutboxNote) throws -> String {
+    /// With its resources (without their bytes) and whether its map is still to be made.
+    public static func encodeWithContent(_ note: OutboxNote, resources: [NoteResource] = [], mapPending: Bool = false) throws -> String {
         struct Full: Encodable {
             var summary: NoteSummary
             var content: String
+            var resources: [ResourceSummary]
+            var mapPending: Bool
             func encode(to encoder: any Encoder) throws {
                 try summary.encode(to: encoder)
                 var container = encoder.container(keyedBy: Key.self)
                 try container.encode(content, forKey: .content)
+                try container.encode(resources, forKey: .resources)
+                try container.encode(mapPending, forKey: .mapPending)
             }
-            enum Key: String, CodingKey { case content }
+            enum Key: String, CodingKey { case content, resources, mapPending }
         }
-        return try JSONOutput.encode(Full(summary: NoteSummary(note), content: note.content))
+        return try JSONOutput.encode(Full(summary: NoteSummary(note), content: note.content,
+                                          resources: resources.map(ResourceSummary.init), mapPending: mapPending))
+    }
+
+    /// A resource as `queue show --json` lists it: everything but the bytes.
+    struct ResourceSummary: Encodable {
+        var hash: String
+        var mime: String
+        var size: Int
+        var width: Int?
+        var height: Int?
+        var fileName: String?
+        var latitude: Double?
+        var longitude: Double?
+
+        init(_ resource: NoteResource) {
+            hash = resource.hash
+            mime = resource.mime
+            size = resource.body.count
+            width = resource.width
+            height = resource.height
+            fileName = resource.fileName
+            latitude = resource.latitude
+            longitude = resource.longitude
+        }
+    }
+
+    /// `queue show`'s line per resource (on stderr, so the ENML on stdout still pipes to `validate`).
+    public static func line(_ resource: NoteResource) -> String {
+        let size = [resource.width, resource.height].compactMap { $0 }.map(String.init).joined(separator: "×")
+        return "resource \(resource.hash)\t\(resource.mime)\t\(size.isEmpty ? "-" : size)\t\(resource.body.count) bytes\t\(resource.fileName ?? "-")"
     }
 
 

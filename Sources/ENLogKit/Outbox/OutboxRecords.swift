@@ -66,6 +66,12 @@ public struct NoteDraft: Sendable, Equatable {
     public var addressPending: Bool
     /// Which service/host/user the note was queued for.
     public var account: String?
+    /// The place the note was rendered with (kept so a pending map can re-render it).
+    public var place: Place?
+    /// Files the note carries (its map), stored with it.
+    public var resources: [NoteResource] = []
+    /// The map could not be made yet: sync makes it before upload.
+    public var mapPending = false
 
     public init(uid: String = UUID().uuidString.lowercased(), title: String, content: String,
                 notebookName: String? = nil, tags: [String] = [], placeName: String? = nil,

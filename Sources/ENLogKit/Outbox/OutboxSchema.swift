@@ -104,6 +104,7 @@ enum OutboxSchema {
                 t.add(column: "reservedAt", .double).notNull().defaults(to: 0)
             }
         }
+        registerResourceMigration(&migrator)
         return migrator
     }
 

@@ -259,6 +259,14 @@ public struct OutboxStore: Sendable {
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw OutboxError.duplicateNote(uid: draft.uid)
             }
+            for var resource in draft.resources {
+                resource.noteId = note.id!
+                try resource.insert(db)
+            }
+            if draft.mapPending {
+                try PendingMap(noteId: note.id!, address: draft.place?.address, displayName: draft.place?.displayName,
+                               attempts: 0, lastError: nil).insert(db)
+            }
             return try Self.stored(note, db)
         }
     }
@@ -460,6 +468,7 @@ public struct OutboxStore: Sendable {
         var request = OutboxNote
             .filter(OutboxNote.Columns.state == state)
             .filter(OutboxNote.Columns.addressPending == false)
+            .filter(sql: "NOT EXISTS (SELECT 1 FROM pendingMap WHERE pendingMap.noteId = note.id)")
         if let account { request = request.filter(Column("account") == nil || Column("account") == account) }
         if state == .failed { request = request.filter(OutboxNote.Columns.nextAttemptAt <= now) }
         return request.order(OutboxNote.Columns.id).limit(limit)

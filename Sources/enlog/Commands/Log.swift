@@ -69,7 +69,10 @@ struct Log: AsyncParsableCommand {
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
         let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: places,
                                     lookupBudget: config.duration(.geocodingTimeout),
-                                    account: account)
+                                    account: account,
+                                    maps: MapRenderer(settings: MapSettings(config: config),
+                                                      warn: { Terminal.standardError("enlog: warning: \($0)") }),
+                                    mapBudget: MapSettings.logBudget(config: config))
         let outcome = try await logger.log(from: source)
         if json {
             Terminal.standardOutput(try OutboxJSON.encode(outcome.note))
@@ -77,6 +80,10 @@ struct Log: AsyncParsableCommand {
             Terminal.standardOutput("logged note \(outcome.note.id!): \(outcome.note.title)")
             if let problem = outcome.addressProblem {
                 Terminal.standardError("enlog: note: no address yet (\(problem)); it is filled in before upload")
+            }
+            if let problem = outcome.mapProblem {
+                Terminal.standardError(outcome.mapPending ? "enlog: note: no map yet (\(problem)); it is made before upload"
+                                                          : "enlog: note: no map (\(problem))")
             }
         }
         if !noSync { await uploadOpportunistically(config: config, outbox: outbox, logged: outcome.note.id!) }

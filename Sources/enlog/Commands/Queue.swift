@@ -55,14 +55,40 @@ struct Queue: AsyncParsableCommand {
                   enlog queue show 3                      the ENML
                   enlog queue show 3 --json               state, metadata and ENML as JSON
                   enlog queue show 3 | enlog validate -   check it
+                  enlog queue show 3 --resource HASH > map.png   one of its resources (the map), as stored
+
+                The note's resources are listed on stderr (hash, type, size, file name), or under \
+                "resources" with --json.
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Note id (from `enlog queue list`).") var id: Int64
         @Flag(help: "Print the note's state and metadata with its ENML, as JSON.") var json = false
+        @Option(help: ArgumentHelp("Write this resource's bytes to standard output (not a terminal).", valueName: "hash"))
+        var resource: String?
 
         func run() async throws {
-            let note = try await global.openOutbox(try global.loadConfig(), for: .read).note(id: id)
-            Terminal.standardOutput(json ? try OutboxJSON.encodeWithContent(note) : note.content)
+            let outbox = try global.openOutbox(try global.loadConfig(), for: .read)
+            let note = try await outbox.note(id: id)
+            let resources = try await outbox.resources(of: id)
+            if let resource {
+                guard let found = resources.first(where: { $0.hash == resource.lowercased() }) else {
+                    throw ValidationError("note \(id) has no resource \(resource)"
+                        + (resources.isEmpty ? " (it has none)" : " (it has \(resources.map(\.hash).joined(separator: ", ")))"))
+                }
+                if isatty(STDOUT_FILENO) == 1 {
+                    throw ValidationError("refusing to write \(found.mime) bytes to a terminal: redirect the output (> \(found.fileName ?? "file"))")
+                }
+                FileHandle.standardOutput.write(found.body)
+                return
+            }
+            if json {
+                let pending = try await outbox.pendingMap(of: id) != nil
+                Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending))
+            } else {
+                Terminal.standardOutput(note.content)
+                for resource in resources { Terminal.standardError(OutboxJSON.line(resource)) }
+                if try await outbox.pendingMap(of: id) != nil { Terminal.standardError("map pending: made before upload") }
+            }
         }
     }
 

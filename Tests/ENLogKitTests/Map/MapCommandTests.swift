@@ -68,18 +68,18 @@ final class MapCommandTests: XCTestCase {
 
     func testBadSettingsAndServersAreOneLineErrorsWithTheirExitCodes() throws {
         let cases: [(arguments: [String], environment: [String: String], status: Int32, says: String)] = [
-            (["--zoom", "20"], [:], 78, "'map.zoom' must be a whole number from 0 to 19, not '20'"),
-            ([], ["ENLOG_MAP_ZOOM": "-1"], 78, "'map.zoom' must be a whole number from 0 to 19"),
-            (["--width", "0"], [:], 78, "'map.width' must be a whole number from 16 to 4096, not '0'"),
-            (["--width", "100000"], [:], 78, "'map.width' must be a whole number from 16 to 4096, not '100000'"),
-            ([], ["ENLOG_MAP_HEIGHT": "12.5"], 78, "'map.height' must be a whole number"),
-            ([], ["ENLOG_MAP_STYLE": "satellite"], 78, "'map.style' must be tiles, static or none"),
+            (["--zoom", "20"], [:], 2, "--zoom is '20'; it must be a whole number of zoom levels from 0 to 19"),
+            ([], ["ENLOG_MAP_ZOOM": "-1"], 78, "ENLOG_MAP_ZOOM is '-1'; it must be a whole number of zoom levels from 0 to 19"),
+            (["--width", "0"], [:], 2, "--width is '0'; it must be a whole number of pixels from 16 to 4096"),
+            (["--width", "100000"], [:], 2, "--width is '100000'; it must be a whole number of pixels from 16 to 4096"),
+            ([], ["ENLOG_MAP_HEIGHT": "12.5"], 78, "ENLOG_MAP_HEIGHT is '12.5'; it must be a whole number"),
+            ([], ["ENLOG_MAP_STYLE": "satellite"], 78, "ENLOG_MAP_STYLE must be tiles, static or none"),
             ([], ["ENLOG_MAP_STYLE": "none"], 78, "no map image is made with map.style = none"),
             ([], ["ENLOG_MAP_STYLE": "static"], 78, "map.style = static needs note.static_map_url"),
-            ([], ["ENLOG_MAP_TILE_URL": "\(server.baseURL)/tiles.png"], 78, "'map.tile_url' must contain {z}, {x} and {y}"),
-            ([], ["ENLOG_MAP_TILE_URL": "ftp://127.0.0.1/{z}/{x}/{y}.png"], 78, "'map.tile_url' is not usable"),
+            ([], ["ENLOG_MAP_TILE_URL": "\(server.baseURL)/tiles.png"], 78, "ENLOG_MAP_TILE_URL must contain {z}, {x} and {y}"),
+            ([], ["ENLOG_MAP_TILE_URL": "ftp://127.0.0.1/{z}/{x}/{y}.png"], 78, "ENLOG_MAP_TILE_URL is not usable"),
             ([], ["ENLOG_MAP_TILE_URL": "http://192.0.2.1/{z}/{x}/{y}.png"], 78, "refusing to send an unencrypted http:// request"),
-            ([], ["ENLOG_MAP_CACHE_SIZE": "-5"], 78, "'map.cache_size' must be a number from 0 to 100000"),
+            ([], ["ENLOG_MAP_CACHE_SIZE": "-5"], 78, "ENLOG_MAP_CACHE_SIZE is '-5'; it must be a number of megabytes from 0 to 100000"),
             ([], ["ENLOG_MAP_TILE_URL": "http://127.0.0.1:1/{z}/{x}/{y}.png"], 69, "the map server http://127.0.0.1:1 cannot be reached"),
             (["--at", "91,0"], [:], 65, "latitude 91 is outside -90...90"),
         ]

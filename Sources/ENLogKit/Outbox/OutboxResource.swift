@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+
+/// A file carried inside a note (its map image): a row of `resource`, stored in the same
+/// transaction as its note and deleted with it (ON DELETE CASCADE).
+public struct NoteResource: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "resource"
+
+    public var id: Int64?
+    public var noteId: Int64
+    /// MD5 of `body`, 32 lowercase hex digits: the `en-media` hash and the resource's bodyHash.
+    public var hash: String
+    public var body: Data
+    public var mime: String
+    public var width: Int?
+    public var height: Int?
+    public var fileName: String?
+    public var latitude: Double?
+    public var longitude: Double?
+
+    public init(noteId: Int64 = 0, hash: String, body: Data, mime: String, width: Int?, height: Int?,
+                fileName: String?, latitude: Double?, longitude: Double?) {
+        self.noteId = noteId
+        self.hash = hash
+        self.body = body
+        self.mime = mime
+        self.width = width
+        self.height = height
+        self.fileName = fileName
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// The resource of a rendered map.
+    public init(map: MapImage) {
+        self.init(hash: map.md5, body: map.png, mime: MapImage.mimeType, width: map.width, height: map.height,
+                  fileName: "map.png", latitude: map.latitude, longitude: map.longitude)
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    public enum Columns {
+        public static let noteId = Column(CodingKeys.noteId)
+        public static let hash = Column(CodingKeys.hash)
+    }
+}
+
+/// A note whose map could not be made when it was logged (offline, tile server down): sync makes
+/// it before upload, re-rendering the note from the place it was rendered with.
+public struct PendingMap: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "pendingMap"
+
+    public var noteId: Int64
+    /// The address the note was rendered with (nil: none, or still pending).
+    public var address: String?
+    public var displayName: String?
+    /// Failed sync runs so far; past `SyncOptions.mapAttempts` the note goes without its map.
+    public var attempts: Int
+    public var lastError: String?
+
+    public var place: Place? { address.map { Place(address: $0, displayName: displayName) } }
+
+    public enum Columns {
+        public static let noteId = Column(CodingKeys.noteId)
+    }
+}
+
+extension OutboxSchema {
+    static func registerResourceMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("resources") { db in
+            try db.create(table: "resource") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("noteId", .integer).notNull().indexed().references("note", onDelete: .cascade)
+                t.column("hash", .text).notNull()
+                t.column("body", .blob).notNull()
+                t.column("mime", .text).notNull()
+                t.column("width", .integer)
+                t.column("height", .integer)
+                t.column("fileName", .text)
+                t.column("latitude", .double)
+                t.column("longitude", .double)
+                t.uniqueKey(["noteId", "hash"])
+            }
+            try db.create(table: "pendingMap") { t in
+                t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
+                t.column("address", .text)
+                t.column("displayName", .text)
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("lastError", .text)
+            }
+        }
+    }
+}
+
+extension OutboxStore {
+    /// A note's resources, in the order they were stored.
+    public func resources(of noteId: Int64) async throws(OutboxError) -> [NoteResource] {
+        try await read { db in
+            try NoteResource.filter(NoteResource.Columns.noteId == noteId).order(Column("id")).fetchAll(db)
+        }
+    }
+
+    /// The map a note carries, as the renderer references it.
+    public func mapReference(of noteId: Int64) async throws(OutboxError) -> MapReference? {
+        try await resources(of: noteId).first { $0.fileName == "map.png" }.map(MapReference.init)
+    }
+
+    /// The note's pending map, if it is waiting for one.
+    public func pendingMap(of noteId: Int64) async throws(OutboxError) -> PendingMap? {
+        try await read { db in try PendingMap.fetchOne(db, key: noteId) }
+    }
+
+    /// Pending or failed notes waiting for their map, oldest first.
+    public func notesWithPendingMaps(limit: Int) async throws(OutboxError) -> [(OutboxNote, PendingMap, FixRecord?)] {
+        try await read { db in
+            let rows = try PendingMap.order(PendingMap.Columns.noteId).fetchAll(db)
+            var found: [(OutboxNote, PendingMap, FixRecord?)] = []
+            for row in rows {
+                guard found.count < limit, let note = try OutboxNote.fetchOne(db, id: row.noteId),
+                      [.pending, .failed].contains(note.state) else { continue }
+                found.append((note, row, try FixRecord.fetchOne(db, id: note.fixId)))
+            }
+            return found
+        }
+    }
+
+    /// The map arrived: the note's new title and content (re-rendered with the map) and its
+    /// resource, in one transaction; the note is no longer waiting.
+    @discardableResult
+    public func attachMap(_ noteId: Int64, resource: NoteResource, title: String, content: String,
+                          now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await write { db in
+            guard var note = try OutboxNote.fetchOne(db, id: noteId) else { throw OutboxError.noteNotFound(id: noteId) }
+            guard [.pending, .failed, .parked].contains(note.state) else {
+                throw OutboxError.invalidTransition(id: noteId, state: note.state, action: .resolveAddress)
+            }
+            var resource = resource
+            resource.noteId = noteId
+            try resource.insert(db, onConflict: .replace)
+            note.title = title
+            note.content = content
+            note.updatedAt = now
+            try note.update(db)
+            try PendingMap.deleteOne(db, key: noteId)
+            return try OutboxNote.fetchOne(db, id: noteId)!
+        }
+    }
+
+    /// One more failed run for a note's map; returns the attempts so far (nil: not waiting).
+    public func recordMapFailure(_ noteId: Int64, reason: String) async throws(OutboxError) -> Int? {
+        try await write { db in
+            guard var row = try PendingMap.fetchOne(db, key: noteId) else { return nil }
+            row.attempts += 1
+            row.lastError = reason
+            try row.update(db)
+            return row.attempts
+        }
+    }
+
+    /// Gives up on a note's map: it is uploaded as rendered at log time (no image).
+    public func releaseWithoutMap(_ noteId: Int64) async throws(OutboxError) {
+        try await write { db in _ = try PendingMap.deleteOne(db, key: noteId) }
+    }
+
+    /// How many notes wait for their map.
+    public func pendingMapCount() async throws(OutboxError) -> Int {
+        try await read { db in try PendingMap.fetchCount(db) }
+    }
+}
