@@ -9,7 +9,8 @@ Plain HTTP on 127.0.0.1 only:
   POST /edam/user             UserStore (checkVersion, getUser, getUserUrls, getNoteStoreUrl)
   POST /shard/s1/notestore    NoteStore (listNotebooks, getDefaultNotebook, createNotebook, listTags,
                               createNote, findNotesMetadata, getNote, getNoteApplicationDataEntry)
-  GET  /_test/notes           JSON: every stored note, field by field (all accounts)
+  GET  /_test/notes           JSON: every stored note, field by field (all accounts); resources with
+                              their body (base64), its MD5 and length as Python computes them
   GET  /_test/requests        JSON: every Thrift request: path, method, seqid, headers of interest
   GET  /_test/fail?status=N&count=C   the next C Thrift requests get HTTP N with an HTML page
   GET  /_test/inject?kind=user|system|drop|garbage|delay&method=M&code=EDAMErrorCode&parameter=P
@@ -24,6 +25,7 @@ INVALID_AUTH "authenticationToken". Unknown methods get the SDK's TApplicationEx
 --tls-cert PEM --tls-key PEM serve HTTPS; --public-url URL is the base URL the service hands out.
 """
 import argparse
+import base64
 import copy
 import hashlib
 import json
@@ -474,6 +476,8 @@ def note_json(account, note):
             "size": len(body) if body is not None else None,
             "md5": hashlib.md5(body).hexdigest() if body is not None else None,
             "bodyHash": r.data.bodyHash.hex() if r.data and r.data.bodyHash else None,
+            "dataSize": r.data.size if r.data else None,
+            "body": base64.b64encode(body).decode("ascii") if body is not None else None,
             "attributes": thrift_to_json(r.attributes) if r.attributes else {},
         })
     out["resources"] = resources

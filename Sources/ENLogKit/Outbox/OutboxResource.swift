@@ -69,7 +69,7 @@ public struct PendingMap: Codable, Sendable, Equatable, FetchableRecord, Persist
 
 extension OutboxSchema {
     static func registerResourceMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("resources") { db in
+        migrator.registerMigration("v4-resources") { db in
             try db.create(table: "resource") { t in
                 t.autoIncrementedPrimaryKey("id")
                 t.column("noteId", .integer).notNull().indexed().references("note", onDelete: .cascade)
@@ -162,6 +162,14 @@ extension OutboxStore {
     /// Gives up on a note's map: it is uploaded as rendered at log time (no image).
     public func releaseWithoutMap(_ noteId: Int64) async throws(OutboxError) {
         try await write { db in _ = try PendingMap.deleteOne(db, key: noteId) }
+    }
+
+    /// The address a note got at sync time, for the map it is waiting for (none waiting: nothing).
+    public func rememberPlace(_ noteId: Int64, _ place: Place?) async throws(OutboxError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE pendingMap SET address = ?, displayName = ? WHERE noteId = ?",
+                           arguments: [place?.address, place?.displayName, noteId])
+        }
     }
 
     /// How many notes wait for their map.

@@ -16,6 +16,7 @@ enum FailureKind {
 
     static func classify(_ error: Error) -> FailureKind {
         if error is CancellationError { return .cancelled }
+        if error is ResourceLimitError { return .rejected }
         if let e = error as? EvernoteError {
             if e.requiresReauthentication { return .reauthenticate }
             switch e {

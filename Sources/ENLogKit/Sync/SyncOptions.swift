@@ -27,6 +27,10 @@ public struct SyncOptions: Sendable {
     public var account: String?
     /// Told what happens, note by note (progress lines, `--verbose`); called on the run's task.
     public var observer: (@Sendable (SyncEvent) -> Void)?
+    /// Makes the maps of notes logged while they could not be made (nil: they go without).
+    public var maps: MapRenderer?
+    /// Failed runs after which a note waiting for its map goes without it.
+    public var mapAttempts = 3
 
     public init(maxNotes: Int? = nil, dryRun: Bool = false, maxAttempts: Int = 8, addressAttempts: Int = 3,
                 addressBudget: Duration = .seconds(3), addressLookupsPerRun: Int = 20,

@@ -48,6 +48,7 @@ final class SyncRun {
         }
         do {
             try await resolveDeferredAddresses()
+            try await makePendingMaps()
             if let observer = options.observer {
                 // Interrupted notes are either found or due again, so counted once either way.
                 let sending = try await outbox.notes(state: .sending).count
@@ -127,7 +128,8 @@ final class SyncRun {
             // on a reused keep-alive connection that the server closed without a reply, and for
             // createNote that re-send is a duplicate this engine could never see.
             let creator = engine.makeClient(engine.noteStoreURL, engine.token)
-            let edam = SyncEngine.edamNote(for: sending, notebookGuid: notebookGuid)
+            let edam = try await SyncEngine.edamNote(for: sending, notebookGuid: notebookGuid,
+                                                     resources: try await outbox.resources(of: id))
             let created = try await cancellation.cancellable { try await creator.createNote(edam) }
             guard let guid = created.guid else { throw EvernoteError.missingResult(method: "createNote") }
             try await outbox.markSynced(id, guid: guid, usn: created.updateSequenceNum.map(Int64.init), now: engine.clock())

@@ -64,11 +64,12 @@ public struct SyncSession: Sendable {
         }
         let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
         let renderer = try NoteRenderer(config: config)
+        var options = SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey, observer: observer)
+        let mapSettings = MapSettings(config: config)
+        if mapSettings.style != .none { options.maps = MapRenderer(settings: mapSettings) }
         let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
                                 http: http, rememberAddress: !plan.proxied,
-                                placeLookup: places, renderer: renderer,
-                                options: SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey,
-                                                     observer: observer))
+                                placeLookup: places, renderer: renderer, options: options)
         return .synced(try await engine.run())
     }
 

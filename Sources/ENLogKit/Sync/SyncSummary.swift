@@ -68,6 +68,12 @@ public struct SyncSummary: Sendable, Codable, Equatable {
     /// Failed lookups (one per sync) a waiting note may still have before it is uploaded
     /// without its address; nil when none waits.
     public var addressTriesLeft: Int?
+    /// Maps made this run for notes logged without one; notes that go without their map
+    /// (attempts used up, maps off); notes still waiting for theirs; the last map problem.
+    public var mapsMade = 0
+    public var mapsGivenUp = 0
+    public var waitingForMap = 0
+    public var lastMapError: String?
     /// How the run ended, once everything above is final: what `enlog sync` exits with.
     public var verdict: Verdict = .complete
 

@@ -55,7 +55,7 @@ struct Queue: AsyncParsableCommand {
                   enlog queue show 3                      the ENML
                   enlog queue show 3 --json               state, metadata and ENML as JSON
                   enlog queue show 3 | enlog validate -   check it
-                  enlog queue show 3 --resource HASH > map.png   one of its resources (the map), as stored
+                  enlog queue show 3 --resource HASH > map.png   a resource (its map)
 
                 The note's resources are listed on stderr (hash, type, size, file name), or under \
                 "resources" with --json.

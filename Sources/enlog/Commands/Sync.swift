@@ -74,6 +74,7 @@ enum SyncReport {
         if let notBefore = summary.notBefore { line += "; next try not before \(ISO8601DateFormatter().string(from: notBefore))" }
         if let error = summary.lastError { line += "; last error: \(error)" }
         if let waiting = addressWait(summary) { line += "; " + waiting }
+        if let maps = mapReport(summary) { line += "; " + maps }
         if let retry = retryWait(summary) { line += "; " + retry }
         return line
     }
@@ -89,6 +90,21 @@ enum SyncReport {
                 : ", sent without it at the next sync"
         }
         return text
+    }
+
+    /// Maps made at sync time, notes that go without theirs, notes still waiting for theirs.
+    static func mapReport(_ summary: SyncSummary) -> String? {
+        var parts: [String] = []
+        if summary.mapsMade > 0 { parts.append("made \(counted(summary.mapsMade, "map")) of notes logged without") }
+        if summary.mapsGivenUp > 0 {
+            parts.append("\(summary.mapsGivenUp == 1 ? "1 note goes" : "\(summary.mapsGivenUp) notes go") without its map")
+        }
+        if summary.waitingForMap > 0 {
+            parts.append("\(summary.waitingForMap == 1 ? "1 note waits for its map" : "\(summary.waitingForMap) notes wait for their map")")
+        }
+        guard !parts.isEmpty else { return nil }
+        let why = (summary.mapsGivenUp > 0 || summary.waitingForMap > 0) ? summary.lastMapError.map { " (\($0))" } ?? "" : ""
+        return parts.joined(separator: ", ") + why
     }
 
     /// Notes waiting out their backoff after a failure, and when the first is due.

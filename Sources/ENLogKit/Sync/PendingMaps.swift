@@ -1,0 +1,118 @@
+import Foundation
+
+// Maps made at sync time, and the note's resources on their way to Evernote. Kept apart from
+// the engine's upload loop: the engine calls `makePendingMaps()` after deferred addresses and
+// `edamResources` when it builds the note.
+
+extension SyncRun {
+    /// Notes logged while their map could not be made (offline, tile server down): make it now
+    /// (bounded by the map settings' budget), re-render and re-validate the note with it, and
+    /// store both in one transaction (`attachMap`). After `mapAttempts` failed runs, or with
+    /// maps off or the settings unusable, the note goes without its map, and the summary says so.
+    /// A note still waiting for its address waits for that first (its map is rendered with it).
+    func makePendingMaps() async throws {
+        let rows = try await outbox.notesWithPendingMaps(limit: options.maxNotes ?? 1000)
+        var consecutiveFailures = 0
+        for (note, pending, record) in rows where !note.addressPending {
+            if cancellation.isCancelled { throw Stop(reason: .cancelled) }
+            let id = note.id!
+            guard let maps = options.maps, let renderer = engine.renderer, let record else {
+                try await giveUpMap(id, reason: "maps are off")
+                continue
+            }
+            // The tile server failed twice in a row: the others wait for the next run, uncounted.
+            if consecutiveFailures >= 2 { continue }
+            do {
+                let fix = try record.fix()
+                let image = try await maps.render(fix)
+                let draft = try renderer.render(fix: fix, place: pending.place, uid: note.uid, map: MapReference(image))
+                try await outbox.attachMap(id, resource: NoteResource(map: image), title: draft.title,
+                                           content: draft.content, now: engine.clock())
+                summary.mapsMade += 1
+                consecutiveFailures = 0
+            } catch let error as MapError where error.isRetryable {
+                consecutiveFailures += 1
+                summary.lastMapError = error.reason
+                guard let tries = try await outbox.recordMapFailure(id, reason: error.reason) else { continue }
+                if tries >= options.mapAttempts {
+                    try await giveUpMap(id, reason: "\(tries) failed attempts, the last: \(error.reason)")
+                }
+            } catch let error as OutboxError {
+                if case .noteNotFound = error { continue }   // dropped meanwhile
+                throw error
+            } catch {
+                // Settings that cannot work, a stored fix that is not one, a template the map
+                // breaks: trying again does not help.
+                try await giveUpMap(id, reason: oneLine(error))
+            }
+        }
+        summary.waitingForMap = try await outbox.pendingMapCount()
+    }
+
+    private func giveUpMap(_ id: Int64, reason: String) async throws {
+        try await outbox.releaseWithoutMap(id)
+        summary.mapsGivenUp += 1
+        summary.lastMapError = reason
+    }
+}
+
+/// A note's resources break one of Evernote's limits: the note cannot be uploaded as it is.
+public struct ResourceLimitError: ENLogError, Equatable {
+    public let detail: String
+    public var reason: String { "the note's resources exceed Evernote's limits: \(detail)" }
+    public var recoverySuggestion: String? { "lower map.width/map.height, then `enlog queue retry ID`" }
+    /// Like a note Evernote refuses: it is parked, and `sync` exits as for a rejected note.
+    public var category: ErrorCategory { .invalidNote }
+}
+
+/// Evernote's limits for resources (Limits.thrift), checked before upload.
+public enum ResourceLimits {
+    /// EDAM_RESOURCE_SIZE_MAX_FREE: one resource's body (free accounts; premium allows more,
+    /// but the free limit is the one every account accepts).
+    public static let resourceSizeMax = 26_214_400
+    /// EDAM_NOTE_SIZE_MAX_FREE: the ENML plus every resource's body.
+    public static let noteSizeMax = 26_214_400
+    /// EDAM_NOTE_RESOURCES_MAX.
+    public static let resourcesPerNoteMax = 1000
+
+    public static func check(_ resources: [NoteResource], content: String) throws(ResourceLimitError) {
+        if resources.count > resourcesPerNoteMax {
+            throw ResourceLimitError(detail: "\(resources.count) resources, at most \(resourcesPerNoteMax) per note (EDAM_NOTE_RESOURCES_MAX)")
+        }
+        for resource in resources where resource.body.count > resourceSizeMax {
+            throw ResourceLimitError(detail: "\(resource.fileName ?? resource.hash) is \(resource.body.count) bytes, at most \(resourceSizeMax) (EDAM_RESOURCE_SIZE_MAX_FREE)")
+        }
+        let total = content.utf8.count + resources.reduce(0) { $0 + $1.body.count }
+        if total > noteSizeMax {
+            throw ResourceLimitError(detail: "the note is \(total) bytes with its resources, at most \(noteSizeMax) (EDAM_NOTE_SIZE_MAX_FREE)")
+        }
+    }
+}
+
+extension SyncEngine {
+    /// `edamNote(for:notebookGuid:)` with the note's resources, checked against Evernote's limits.
+    static func edamNote(for note: OutboxNote, notebookGuid: EDAM.Guid?, resources: [NoteResource]) throws(ResourceLimitError) -> EDAM.Note {
+        var edam = edamNote(for: note, notebookGuid: notebookGuid)
+        if !resources.isEmpty { edam.resources = try edamResources(resources, content: note.content) }
+        return edam
+    }
+
+    /// The EDAM resources of a note, after checking Evernote's limits: body, size, MD5 (raw
+    /// bytes, the same digest as the `en-media` hash), mime, size in pixels, file name and the
+    /// map's position.
+    public static func edamResources(_ resources: [NoteResource], content: String) throws(ResourceLimitError) -> [EDAM.Resource] {
+        try ResourceLimits.check(resources, content: content)
+        return resources.map { resource in
+            let body = [UInt8](resource.body)
+            var attributes = EDAM.ResourceAttributes()
+            attributes.fileName = resource.fileName
+            attributes.latitude = resource.latitude
+            attributes.longitude = resource.longitude
+            var edam = EDAM.Resource(data: EDAM.Data(bodyHash: MapImage.md5Bytes(body), size: Int32(body.count), body: body),
+                                     mime: resource.mime, attributes: attributes)
+            edam.width = resource.width.flatMap { Int16(exactly: $0) }
+            edam.height = resource.height.flatMap { Int16(exactly: $0) }
+            return edam
+        }
+    }
+}
