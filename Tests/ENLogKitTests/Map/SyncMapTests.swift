@@ -105,4 +105,22 @@ final class SyncMapTests: XCTestCase {
         XCTAssertEqual((notes[0]["resources"] as? [Any])?.count ?? 0, 0)
         XCTAssertFalse((notes[0]["content"] as? String ?? "").contains("en-media"))
     }
+
+    /// Evernote stored the note with its map but the reply was lost: the next sync finds it by its
+    /// enlog.id and uploads nothing again — one note, one copy of its image.
+    func testALostReplyIsFoundByTheLookupAndTheImageIsNotUploadedTwice() async throws {
+        XCTAssertEqual(try home.run("log", "--at", "48.8584,2.2945", "--no-sync").status, 0)
+        _ = try await fetchJSON(evernote.baseURL + "/_test/inject?kind=drop&method=createNote")
+        let lost = try home.run("sync")
+        XCTAssertNotEqual(lost.status, 0, lost.standardOutput)
+        XCTAssertEqual(try home.run("queue", "retry", "1").status, 0)
+        let found = try home.run("sync")
+        XCTAssertEqual(found.status, 0, found.standardError)
+        XCTAssertTrue(found.standardOutput.contains("1 already on Evernote"), found.standardOutput)
+        let notes = try await serverNotes()
+        XCTAssertEqual(notes.count, 1)
+        try assertCarriesItsMap(notes[0])
+        let createNotes = try await fetchJSON(evernote.baseURL + "/_test/requests") as? [[String: Any]] ?? []
+        XCTAssertEqual(createNotes.filter { $0["method"] as? String == "createNote" }.count, 1)
+    }
 }
