@@ -29,56 +29,97 @@ final class SyncKillTests: XCTestCase {
         return environment
     }
 
+    struct KillRuns {
+        var kills = 0, killedWhileSending = 0, storedButNotSynced = 0, runs = 0
+        var final: [String: Any]?
+    }
+
+    /// Runs `enlog sync`, SIGKILLed at seeded random moments for the first 60 runs, until one
+    /// reports nothing remaining.
+    static func syncUntilDone(_ f: SyncFixture, environment: [String: String], seed: UInt64) async throws -> KillRuns {
+        var rng = SeededGenerator(state: seed)
+        var result = KillRuns()
+        let out = f.directory.path("runner.out")
+        while result.final == nil {
+            result.runs += 1
+            XCTAssertLessThan(result.runs, 80, "too many restarts")
+            if result.runs >= 80 { break }
+            // stdout to the file read below; stderr to the test's log.
+            let child = try ChildProcess(Subprocess.enlog, ["sync", "--json"],
+                                         environment: environment.map { "\($0)=\($1)" }, captureOutput: false,
+                                         errorsToTest: true, standardOutputFile: out)
+            // Kill at a random moment for the first runs; then let the last one finish.
+            let killAfter = result.runs <= 60 ? Int.random(in: 40...260, using: &rng) : nil
+            if let killAfter {
+                let deadline = ContinuousClock.now + .milliseconds(killAfter)
+                while child.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
+                if child.isRunning {
+                    child.kill()
+                    result.kills += 1
+                }
+            }
+            let status = child.wait()
+            if child.terminatingSignal != nil {
+                let counts = try await f.outbox.counts()
+                if (counts[.sending] ?? 0) > 0 { result.killedWhileSending += 1 }
+                // Killed inside the exactly-once window: Evernote has the note, the outbox does not know.
+                if try await f.serverNotes().count > (counts[.synced] ?? 0) { result.storedButNotSynced += 1 }
+                continue
+            }
+            XCTAssertEqual(status, 0, "enlog sync failed; see its stderr above")
+            let data = try Data(contentsOf: URL(fileURLWithPath: out))
+            let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            if (summary?["remaining"] as? Int) == 0 { result.final = summary }
+        }
+        print("kill test: \(result.kills) kills over \(result.runs) runs; \(result.killedWhileSending) left a note sending, "
+              + "\(result.storedButNotSynced) after Evernote stored it but before it was marked synced; final run: \(result.final ?? [:])")
+        return result
+    }
+
     /// 200 notes; `enlog sync` is SIGKILLed at seeded random moments and restarted until it
     /// reports nothing remaining: exactly 200 notes on the server, no duplicate enlog.id, all synced.
     func testKilledSyncsStillUploadEachNoteExactlyOnce() async throws {
         let f = try SyncFixture()
         let queued = try await f.enqueue(200)
         let environment = try Self.signedIn(f)
-        var rng = SeededGenerator(state: 0x5EED_2026)
-        var kills = 0, killedWhileSending = 0, storedButNotSynced = 0, runs = 0
-        var final: [String: Any]?
-        let out = f.directory.path("runner.out")
-        while final == nil {
-            runs += 1
-            XCTAssertLessThan(runs, 80, "too many restarts")
-            if runs >= 80 { break }
-            // stdout to the file read below; stderr to the test's log.
-            let child = try ChildProcess(Subprocess.enlog, ["sync", "--json"],
-                                         environment: environment.map { "\($0)=\($1)" }, captureOutput: false,
-                                         errorsToTest: true, standardOutputFile: out)
-            // Kill at a random moment for the first runs; then let the last one finish.
-            let killAfter = runs <= 60 ? Int.random(in: 40...260, using: &rng) : nil
-            if let killAfter {
-                let deadline = ContinuousClock.now + .milliseconds(killAfter)
-                while child.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
-                if child.isRunning {
-                    child.kill()
-                    kills += 1
-                }
-            }
-            let status = child.wait()
-            if child.terminatingSignal != nil {
-                let counts = try await f.outbox.counts()
-                if (counts[.sending] ?? 0) > 0 { killedWhileSending += 1 }
-                // Killed inside the exactly-once window: Evernote has the note, the outbox does not know.
-                if try await f.serverNotes().count > (counts[.synced] ?? 0) { storedButNotSynced += 1 }
-                continue
-            }
-            XCTAssertEqual(status, 0, "enlog sync failed; see its stderr above")
-            let data = try Data(contentsOf: URL(fileURLWithPath: out))
-            let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            if (summary?["remaining"] as? Int) == 0 { final = summary }
-        }
+        let runs = try await Self.syncUntilDone(f, environment: environment, seed: 0x5EED_2026)
         let uids = try await f.serverUIDs()
-        print("kill test: \(kills) kills over \(runs) runs; \(killedWhileSending) left a note sending, "
-              + "\(storedButNotSynced) after Evernote stored it but before it was marked synced; final run: \(final ?? [:])")
         XCTAssertEqual(uids.count, 200)
         XCTAssertEqual(Set(uids).count, 200, "no duplicate enlog.id")
         XCTAssertEqual(Set(uids), Set(queued.map(\.uid)))
         let value1 = try await f.outbox.counts()[.synced]
         XCTAssertEqual(value1, 200)
-        XCTAssertGreaterThan(kills, 0)
+        XCTAssertGreaterThan(runs.kills, 0)
+    }
+
+    /// The same with a map in every note: each note on the server exactly once, with exactly one
+    /// copy of its image.
+    func testKilledSyncsUploadEachNoteWithExactlyOneImage() async throws {
+        let tiles = try TileTestServer()
+        defer { tiles.stop() }
+        let image = try await MapRenderer(settings: .local(tiles, cache: nil)).render(latitude: 48.85, longitude: 2.35)
+        let f = try SyncFixture()
+        for i in 0..<60 {
+            let fix = try Fix(latitude: 48.85 + Double(i) * 0.001, longitude: 2.35, timestamp: Date(), source: .manual)
+            var draft = try NoteRenderer().render(fix: fix, place: nil, map: MapReference(image))
+            draft.resources = [NoteResource(map: image)]
+            try await f.outbox.enqueue(fix: fix, note: draft)
+        }
+        let environment = try Self.signedIn(f).merging(["ENLOG_MAP_STYLE": "none"]) { $1 }
+        let runs = try await Self.syncUntilDone(f, environment: environment, seed: 0x3A95_2026)
+        let notes = try await f.serverNotes()
+        XCTAssertEqual(notes.count, 60)
+        let uids = try await f.serverUIDs()
+        XCTAssertEqual(Set(uids).count, 60, "no duplicate enlog.id")
+        for note in notes {
+            let resources = note["resources"] as? [[String: Any]] ?? []
+            XCTAssertEqual(resources.count, 1, "one copy of the image")
+            XCTAssertEqual(resources.first?["md5"] as? String, image.md5)
+            XCTAssertEqual(resources.first?["bodyHash"] as? String, image.md5)
+        }
+        let synced = try await f.outbox.counts()[.synced]
+        XCTAssertEqual(synced, 60)
+        XCTAssertGreaterThan(runs.kills, 0)
     }
 
     func testThroughputThousandNotes() async throws {
