@@ -32,6 +32,7 @@ extension SyncRun {
                 consecutiveFailures = 0
             } catch let error as MapError where error.isRetryable {
                 consecutiveFailures += 1
+                summary.mapsFailed += 1
                 summary.lastMapError = error.reason
                 guard let tries = try await outbox.recordMapFailure(id, reason: error.reason) else { continue }
                 if tries >= options.mapAttempts {

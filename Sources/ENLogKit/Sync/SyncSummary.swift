@@ -73,6 +73,8 @@ public struct SyncSummary: Sendable, Codable, Equatable {
     public var mapsMade = 0
     public var mapsGivenUp = 0
     public var waitingForMap = 0
+    /// Maps that could not be made this run (tile server down, offline): the notes wait.
+    public var mapsFailed = 0
     public var lastMapError: String?
     /// How the run ended, once everything above is final: what `enlog sync` exits with.
     public var verdict: Verdict = .complete

@@ -84,6 +84,7 @@ extension SyncSummary {
             return .serviceUnavailable
         }
         if summary.waitingForAddress > 0 && summary.addressLookupsFailed > 0 { return .tryLater }
+        if summary.waitingForMap > 0 && summary.mapsFailed > 0 { return .tryLater }
         // Earlier failures still waiting out their backoff: the queue is not drained.
         if summary.waitingForRetry > 0 { return .tryLater }
         return .complete

@@ -130,6 +130,9 @@ enum SyncReport {
                 return "Evernote asked to slow down\(until); \(left)"
             default:
                 if summary.failure == nil, summary.addressLookupsFailed > 0, let waiting = addressWait(summary) { return waiting }
+                if summary.failure == nil, summary.mapsFailed > 0, let maps = mapReport(summary) {
+                    return maps + "; made at the next `enlog sync`"
+                }
                 if summary.failure == nil, let retry = retryWait(summary) { return retry + "; `enlog sync` sends them when due" }
                 return "\(left)\(why) (run `enlog sync` later)"
             }

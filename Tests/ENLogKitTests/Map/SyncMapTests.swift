@@ -91,6 +91,8 @@ final class SyncMapTests: XCTestCase {
         XCTAssertEqual(try home.run("log", "--at", "35.6812,139.7671", "--no-sync").status, 0)
         for run in 1...2 {
             let sync = try home.run("sync")
+            XCTAssertEqual(sync.status, ExitStatusCode.temporary.rawValue, "run \(run): \(sync.standardError)")
+            XCTAssertTrue(sync.standardError.contains("1 note waits for its map"), "run \(run): \(sync.standardError)")
             XCTAssertTrue(sync.standardOutput.contains("uploaded 0"), "run \(run): \(sync.standardOutput)")
             XCTAssertTrue(sync.standardOutput.contains("1 note waits for its map (the map server"), "run \(run): \(sync.standardOutput)")
             let none = try await serverNotes()
