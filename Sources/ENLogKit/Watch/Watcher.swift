@@ -97,7 +97,9 @@ public struct Watcher: Sendable {
     static func logger(config: Config, outbox: OutboxStore, account: EvernoteAccount?) throws -> LocationLogger {
         LocationLogger(outbox: outbox, renderer: try NoteRenderer(config: config),
                        lookup: GeocodedPlaces.ifEnabled(config: config, outbox: outbox),
-                       lookupBudget: config.duration(.geocodingTimeout), account: account?.accountKey)
+                       lookupBudget: config.duration(.geocodingTimeout), account: account?.accountKey,
+                       // One renderer for the whole watch: its memory cache serves every later note.
+                       maps: MapRenderer(settings: MapSettings(config: config)), mapBudget: MapSettings.logBudget(config: config))
     }
 
     static func notedReport(_ outcome: LocationLogger.Outcome, verdict: MovementDecision.Verdict) -> WatchReport {
