@@ -25,7 +25,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
-from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
+from serverkit import QuietServer, exit_when_stdin_closes, send_reply, unblock_signals
 
 STATE_LOCK = threading.Lock()
 STATE = {"connections": 0, "connect_requests": [], "slow_started": 0}
@@ -48,14 +48,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length > 0 else b""
 
     def _reply(self, status, body, content_type="application/octet-stream", extra=None):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (extra or []):
-            self.send_header(name, value)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        send_reply(self, status, body, content_type, extra or ())
 
     def _json(self, obj):
         self._reply(200, json.dumps(obj, sort_keys=True).encode(), "application/json")
@@ -73,10 +66,7 @@ class Handler(BaseHTTPRequestHandler):
             with STATE_LOCK:
                 STATE["slow_started"] += 1
             time.sleep(float(query.get("seconds", ["5"])[0]))
-            try:
-                self._reply(200, b"slow", "text/plain")
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+            self._reply(200, b"slow", "text/plain")
         elif path == "/drop":
             self.send_response(200)
             self.send_header("Content-Type", "application/octet-stream")

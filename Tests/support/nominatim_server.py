@@ -28,7 +28,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
-from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
+from serverkit import QuietServer, exit_when_stdin_closes, send_reply, unblock_signals
 
 UNABLE = {"error": "Unable to geocode"}
 
@@ -75,14 +75,7 @@ def main():
             pass
 
         def send(self, status, body, content_type="application/json; charset=utf-8"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+            send_reply(self, status, body, content_type)
 
         def do_GET(self):
             parts = urlsplit(self.path)

@@ -15,6 +15,25 @@ class QuietServer(ThreadingHTTPServer):
             ThreadingHTTPServer.handle_error(self, request, client_address)
 
 
+def send_reply(handler, status, body=b"", content_type=None, headers=()):
+    """One whole HTTP reply on a BaseHTTPRequestHandler: status, Content-Type (none when
+    `content_type` is None, as for a 304), Content-Length, extra headers, and the body (not for
+    HEAD). A client that has hung up already is not an error here."""
+    handler.send_response(status)
+    if content_type is not None:
+        handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(body)))
+    for name, value in headers:
+        handler.send_header(name, value)
+    handler.end_headers()
+    if handler.command == "HEAD":
+        return
+    try:
+        handler.wfile.write(body)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
 def unblock_signals():
     """A parent that spawns us from a thread with signals blocked (Foundation.Process called on a
     Swift concurrency worker thread) passes its mask on: unblock so SIGTERM/SIGINT still work."""

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from PIL import Image, ImageDraw
 
-from serverkit import QuietServer, exit_when_stdin_closes, unblock_signals
+from serverkit import QuietServer, exit_when_stdin_closes, send_reply, unblock_signals
 
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
 DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0}
@@ -92,17 +92,7 @@ def main():
             pass
 
         def send(self, status, body=b"", content_type="image/png", headers=()):
-            self.send_response(status)
-            if status != 304:
-                self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in headers:
-                self.send_header(name, value)
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+            send_reply(self, status, body, None if status == 304 else content_type, headers)
 
         def do_GET(self):
             parts = urlsplit(self.path)
