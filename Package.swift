@@ -23,13 +23,19 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
+        .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
+                linkerSettings: [.linkedLibrary("freetype")]),
         .target(
             name: "ENLogKit",
             dependencies: [
                 "CLibXML2",
                 "CCurlShim",
                 "CCairo",
+                "CMapShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

@@ -168,7 +168,7 @@ public struct OAuth1Client: Sendable {
     public var signatureMethod: OAuth1SignatureMethod
     public var placement: OAuth1ParameterPlacement
     public var transport: AuthHTTPTransport
-    var nonce: @Sendable () -> String = { AuthEncoding.randomBytes(16).map { String(format: "%02x", $0) }.joined() }
+    var nonce: @Sendable () -> String = { HexText.lowercase(AuthEncoding.randomBytes(16)) }
     var timestamp: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
 
     public init(baseURL: String, consumer: OAuth1Consumer, signatureMethod: OAuth1SignatureMethod = .hmacSHA1,

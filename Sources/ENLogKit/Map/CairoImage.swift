@@ -1,4 +1,5 @@
 import CCairo
+import CMapShim
 import Foundation
 
 /// A decoded image: a cairo image surface, owned (destroyed with this value). Used on one
@@ -52,8 +53,29 @@ enum CairoPNG {
         return nil
     }
 
+    /// zlib's default level: with one filter per image (see CMapShim) it gives files the size of
+    /// cairo's own writer's in a third of its time (600×400 map: ~3 ms instead of ~9.5 ms).
+    static let zlibLevel: Int32 = 6
+
+    /// A map canvas (RGB24) goes through libpng directly; any other surface (a downloaded
+    /// static map, which may have alpha) through cairo's writer.
     static func encode(_ image: CairoImage) throws(MapError) -> [UInt8] {
         cairo_surface_flush(image.surface)
+        guard cairo_image_surface_get_format(image.surface) == CAIRO_FORMAT_RGB24,
+              let pixels = cairo_image_surface_get_data(image.surface) else { return try encodeWithCairo(image) }
+        var buffer = enlog_png_buffer()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = enlog_png_encode_rgb24(pixels, Int32(image.width), Int32(image.height),
+                                            cairo_image_surface_get_stride(image.surface), zlibLevel,
+                                            &buffer, &message, message.count)
+        defer { enlog_png_buffer_free(&buffer) }
+        guard status == 0, let bytes = buffer.bytes else {
+            throw .rendering("PNG encoding: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+        return Array(UnsafeBufferPointer(start: bytes, count: buffer.count))
+    }
+
+    static func encodeWithCairo(_ image: CairoImage) throws(MapError) -> [UInt8] {
         let writer = ByteWriter()
         let status = withExtendedLifetime(writer) {
             cairo_surface_write_to_png_stream(image.surface, writeCallback, Unmanaged.passUnretained(writer).toOpaque())
@@ -161,7 +183,11 @@ final class MapCanvas {
 
     /// The licence's attribution, bottom right on a white band, as OSM's own maps show it.
     func drawAttribution(_ text: String) {
-        cairo_select_font_face(context, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+        if let face = Self.attributionFontFace() {
+            cairo_set_font_face(context, face)
+        } else {
+            cairo_select_font_face(context, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+        }
         cairo_set_font_size(context, 11)
         var extents = cairo_text_extents_t()
         cairo_text_extents(context, text, &extents)
@@ -175,6 +201,21 @@ final class MapCanvas {
         cairo_move_to(context, right - boxWidth + padding, bottom - padding - 2)
         cairo_set_source_rgb(context, 0.2, 0.2, 0.2)
         cairo_show_text(context, text)
+    }
+
+    /// DejaVu Sans (Debian fonts-dejavu-core; the second path is Fedora's), what fontconfig
+    /// picks for "sans-serif" on Debian anyway. Loaded from its file by FreeType, the text skips
+    /// fontconfig's start-up, ~5 ms of every process that drew a map. Without it, cairo's
+    /// "sans-serif" through fontconfig, as before.
+    static let fontFiles = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                            "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf"]
+
+    static func attributionFontFace() -> OpaquePointer? {
+        let paths = fontFiles.map { strdup($0) }
+        defer { paths.forEach { free($0) } }
+        return paths.map { UnsafePointer($0) }.withUnsafeBufferPointer {
+            enlog_font_face_from_files($0.baseAddress, Int32($0.count))
+        }
     }
 
     func encoded() throws(MapError) -> [UInt8] {

@@ -18,7 +18,7 @@ public struct MapImage: Sendable, Equatable {
 
     /// MD5 as Evernote writes it in `en-media`: 32 lowercase hex digits.
     public static func md5Hex(_ bytes: some DataProtocol) -> String {
-        Insecure.MD5.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        HexText.lowercase(Insecure.MD5.hash(data: bytes))
     }
 
     /// The raw 16 bytes of the MD5 (EDAM `Data.bodyHash`).

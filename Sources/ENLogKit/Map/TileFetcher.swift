@@ -38,7 +38,7 @@ final class TileFetcher: Sendable {
 
     /// The cache key of a URL: its SHA-256, so keyed URLs leave no secret in the cache file.
     static func key(_ url: String) -> String {
-        SHA256.hash(data: Data(url.utf8)).map { String(format: "%02x", $0) }.joined()
+        HexText.lowercase(SHA256.hash(data: Data(url.utf8)))
     }
 
     /// The bodies of `urls` (each a decodable PNG), fetched concurrently within the download bound.

@@ -39,6 +39,8 @@ struct DecodedPNG: Decodable {
     let height: Int
     let mode: String
     let center: [Int]
+    /// SHA-256 of the pixels as 8-bit RGB rows: equal for two files that show the same picture.
+    let pixels: String
 }
 
 enum IndependentDecoder {
@@ -48,12 +50,13 @@ enum IndependentDecoder {
         try png.write(to: URL(fileURLWithPath: file))
         let python = try PythonServer.interpreter(stdlibOnly: false)
         let script = """
-            import json, sys
+            import hashlib, json, sys
             from PIL import Image
             image = Image.open(sys.argv[1]); image.load()
             rgb = image.convert("RGB")
             print(json.dumps({"width": image.width, "height": image.height, "mode": image.mode,
-                              "center": list(rgb.getpixel((image.width // 2, image.height // 2)))}))
+                              "center": list(rgb.getpixel((image.width // 2, image.height // 2))),
+                              "pixels": hashlib.sha256(rgb.tobytes()).hexdigest()}))
             """
         let result = try Subprocess.run(URL(fileURLWithPath: python), ["-c", script, file])
         guard result.status == 0 else { throw PythonServer.StartFailure(description: "PIL could not read the PNG: \(result.standardError)") }
