@@ -11,7 +11,9 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
   GET /_test/requests    JSON {"requests": [{"path", "query", "headers", "in_flight", "status"}],
                          "max_in_flight"}: in_flight counts the image requests received and
                          not yet answered, this one included
-  GET /_test/configure?max_age=N&status=N&garbage=html|truncated|empty&hold=K&total=T
+  GET /_test/configure?max_age=N&status=N&garbage=html|truncated|empty&hold=K&total=T&edition=E
+                         edition: the map was edited: every tile is drawn in other colours and
+                         gets another ETag ("t-z-x-y-eE"), so a revalidation answers 200 with new bytes
                          status: answer every image request with this HTTP status (404, 500…)
                          garbage: answer 200 with a body that is not a decodable PNG
                          hold/total: keep each image answer until K requests are waiting (then
@@ -32,12 +34,12 @@ from PIL import Image, ImageDraw
 from serverkit import QuietServer, exit_when_stdin_closes, send_reply, unblock_signals
 
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
-DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0}
+DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0, "edition": 0}
 
 
-def tile_png(z, x, y):
-    """Colours from z/x/y: blues, greens and greys only (red channel kept low)."""
-    seed = (z * 7919 + x * 104729 + y * 1299709) & 0xFFFFFF
+def tile_png(z, x, y, edition=0):
+    """Colours from z/x/y (and the edition): blues, greens and greys only (red channel kept low)."""
+    seed = (z * 7919 + x * 104729 + y * 1299709 + edition * 15485863) & 0xFFFFFF
     background = (40 + seed % 60, 90 + (seed >> 8) % 140, 90 + (seed >> 16) % 140)
     image = Image.new("RGB", (256, 256), background)
     draw = ImageDraw.Draw(image)
@@ -158,14 +160,15 @@ def main():
                 return 404, b"<html><body>no such tile</body></html>", []
             if settings["garbage"] == "html":
                 return 200, b"<html><body>Service temporarily replaced by this page</body></html>", cache
-            if (z, x, y) not in tiles:
-                tiles[(z, x, y)] = tile_png(z, x, y)
-            png = tiles[(z, x, y)]
+            edition = settings["edition"]
+            if (z, x, y, edition) not in tiles:
+                tiles[(z, x, y, edition)] = tile_png(z, x, y, edition)
+            png = tiles[(z, x, y, edition)]
             if settings["garbage"] == "truncated":
                 return 200, png[: len(png) // 2], cache
             if settings["garbage"] == "empty":
                 return 200, b"", cache
-            etag = f'"t-{z}-{x}-{y}"'
+            etag = f'"t-{z}-{x}-{y}-e{edition}"' if edition else f'"t-{z}-{x}-{y}"'
             validators = [("ETag", etag), ("Last-Modified", LAST_MODIFIED)]
             if self.headers.get("If-None-Match") == etag:
                 return 304, b"", cache + validators

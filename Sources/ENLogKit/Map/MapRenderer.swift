@@ -88,16 +88,37 @@ public final class MapRenderer: Sendable {
     private func renderTiles(latitude: Double, longitude: Double, accuracy: Double?) async throws(MapError) -> MapImage {
         let layout = MapLayout(latitude: latitude, longitude: longitude, zoom: settings.zoom,
                                width: settings.width, height: settings.height)
-        let urls = layout.tiles.map { TileURLTemplate.url(settings.tileURL, zoom: $0.zoom, x: $0.x, y: $0.y) }
+        func url(_ tile: TileID) -> String { TileURLTemplate.url(settings.tileURL, zoom: tile.zoom, x: tile.x, y: tile.y) }
+        let urls = layout.tiles.map(url)
         var statistics = TileStatistics()
         let bodies = try await fetcher.images(urls, statistics: &statistics)
+
+        // The marker at the middle of the pixel the position is in, the circle's radius in
+        // whole pixels: a fix a metre away draws the same picture, so the finished map can be
+        // cached and reused (a diary logs the same places again and again).
+        let markerX = layout.centerX.rounded(.down) + 0.5, markerY = layout.centerY.rounded(.down) + 0.5
+        var radius: Double?
+        if let accuracy, accuracy.isFinite, accuracy > 0 {
+            let pixels = accuracy / WebMercator.metresPerPixel(latitude: latitude, zoom: settings.zoom)
+            // Beyond the image's diagonal the circle's edge is not in the picture anyway.
+            radius = max(1, min(pixels, Double(layout.width + layout.height)).rounded())
+        }
+        let key = RenderedMapKey.make(layout: layout, markerX: markerX, markerY: markerY, accuracyRadius: radius,
+                                      bodies: layout.placements.map { placement in
+                                          bodies[url(placement.tile)] ?? []
+                                      })
+        if let png = await fetcher.renderedMap(key) {
+            statistics.renderedFromCache = true
+            return MapImage(png: png, width: layout.width, height: layout.height,
+                            latitude: latitude, longitude: longitude, statistics: statistics)
+        }
 
         let canvas = try MapCanvas(width: layout.width, height: layout.height)
         var decoded: [TileID: CairoImage] = [:]
         for placement in layout.placements {
             let tile = placement.tile
             if decoded[tile] == nil {
-                let url = TileURLTemplate.url(settings.tileURL, zoom: tile.zoom, x: tile.x, y: tile.y)
+                let url = url(tile)
                 switch CairoPNG.decode(bodies[url] ?? []) {
                 case .success(let image): decoded[tile] = image
                 case .failure(let failure):
@@ -106,15 +127,12 @@ public final class MapRenderer: Sendable {
             }
             canvas.paint(decoded[tile]!, x: placement.originX, y: placement.originY, size: WebMercator.tileSize)
         }
-        if let accuracy, accuracy.isFinite, accuracy > 0 {
-            let radius = accuracy / WebMercator.metresPerPixel(latitude: latitude, zoom: settings.zoom)
-            // Beyond the image's diagonal the circle's edge is not in the picture anyway.
-            let diagonal = Double(layout.width + layout.height)
-            canvas.drawAccuracy(x: layout.centerX, y: layout.centerY, radius: min(radius, diagonal))
-        }
-        canvas.drawMarker(x: layout.centerX, y: layout.centerY)
+        if let radius { canvas.drawAccuracy(x: markerX, y: markerY, radius: radius) }
+        canvas.drawMarker(x: markerX, y: markerY)
         canvas.drawAttribution(MapSettings.attribution)
-        return MapImage(png: try canvas.encoded(), width: layout.width, height: layout.height,
+        let png = try canvas.encoded()
+        await fetcher.storeRenderedMap(key, png)
+        return MapImage(png: png, width: layout.width, height: layout.height,
                         latitude: latitude, longitude: longitude, statistics: statistics)
     }
 
@@ -157,5 +175,23 @@ public final class MapRenderer: Sendable {
         } catch {
             throw .cancelled
         }
+    }
+}
+
+/// The disk cache's name for a finished map: everything its pixels depend on. The tiles enter
+/// by the SHA-256 of their bytes, so a tile revalidated into new bytes gives a new key and the
+/// old picture is never served again (it ages out of the cache). Bump `version` whenever the
+/// drawing changes (colours, marker, attribution, encoder settings).
+enum RenderedMapKey {
+    static let version = 1
+
+    static func make(layout: MapLayout, markerX: Double, markerY: Double, accuracyRadius: Double?,
+                     bodies: [[UInt8]]) -> String {
+        var text = "enlog-map \(version) \(layout.width)x\(layout.height) z\(layout.zoom) marker \(markerX),\(markerY) "
+            + "radius \(accuracyRadius.map { "\($0)" } ?? "-") \(MapSettings.attribution) level \(CairoPNG.zlibLevel)\n"
+        for (placement, body) in zip(layout.placements, bodies) {
+            text += "\(placement.tile) at \(placement.originX),\(placement.originY) \(HexText.lowercase(SHA256.hash(data: body)))\n"
+        }
+        return HexText.lowercase(SHA256.hash(data: Data(text.utf8)))
     }
 }

@@ -123,6 +123,29 @@ final class TileDiskCache: Sendable {
         }
     }
 
+    /// A finished map stored by `storeRenderedMap`, marked as used now; nil when there is none.
+    func renderedMap(_ key: String, now: Date) -> [UInt8]? {
+        use("read") { pool in
+            try pool.write { db -> [UInt8]? in
+                guard let png = try Data.fetchOne(db, sql: "SELECT png FROM map WHERE key = ?", arguments: [key]) else { return nil }
+                try db.execute(sql: "UPDATE map SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
+                return [UInt8](png)
+            }
+        } ?? nil
+    }
+
+    /// Keeps a finished map under `key` (see `RenderedMapKey`: it names the tiles' bytes, so a
+    /// tile that changed makes a new key, never a stale hit). Counted in the same size bound.
+    func storeRenderedMap(_ key: String, _ png: [UInt8], now: Date) {
+        _ = use("write") { pool in
+            try pool.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO map (key, png, size, lastUsedAt) VALUES (?, ?, ?, ?)",
+                               arguments: [key, Data(png), png.count, now.timeIntervalSince1970])
+                try self.evict(db)
+            }
+        }
+    }
+
     /// For tests and `enlog map`: stored tiles and their bytes (nil when the cache is off).
     func statistics() -> (tiles: Int, bytes: Int)? {
         use("read") { pool in
@@ -135,16 +158,24 @@ final class TileDiskCache: Sendable {
 
     var isOff: Bool { state.withLock { if case .off = $0 { return true } else { return false } } }
 
+    /// Tiles and finished maps share the bound: the least recently used of either go first.
     private func evict(_ db: Database) throws {
-        var excess = try Int(Double.fetchOne(db, sql: "SELECT total(size) FROM tile") ?? 0) - maxBytes
+        var excess = try Int(Double.fetchOne(db, sql: "SELECT (SELECT total(size) FROM tile) + (SELECT total(size) FROM map)") ?? 0) - maxBytes
         guard excess > 0 else { return }
-        var victims: [String] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM tile ORDER BY lastUsedAt, rowid")
+        var victims: [(table: String, key: String)] = []
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT 'tile' AS source, key, size, lastUsedAt, rowid AS n FROM tile
+            UNION ALL SELECT 'map', key, size, lastUsedAt, rowid FROM map
+            ORDER BY lastUsedAt, n
+            """)
         while excess > 0, let row = try rows.next() {
-            victims.append(row["key"])
+            victims.append((row["source"], row["key"]))
             excess -= row["size"] as Int
         }
-        for key in victims { try db.execute(sql: "DELETE FROM tile WHERE key = ?", arguments: [key]) }
+        for victim in victims {
+            // The table name comes from the query's own two literals above.
+            try db.execute(sql: "DELETE FROM \(victim.table) WHERE key = ?", arguments: [victim.key])
+        }
     }
 
     /// Runs `body` on the open cache; the first failure turns the cache off with one warning.
@@ -211,6 +242,11 @@ final class TileDiskCache: Sendable {
                     expiresAt DOUBLE NOT NULL,
                     lastUsedAt DOUBLE NOT NULL);
                 CREATE INDEX IF NOT EXISTS tile_on_lastUsedAt ON tile(lastUsedAt);
+                CREATE TABLE IF NOT EXISTS map (
+                    key TEXT PRIMARY KEY NOT NULL,   -- RenderedMapKey: layout, drawing and the tiles' SHA-256s
+                    png BLOB NOT NULL,
+                    size INTEGER NOT NULL,
+                    lastUsedAt DOUBLE NOT NULL);
                 """)
         }
         return pool

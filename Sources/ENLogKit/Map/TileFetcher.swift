@@ -10,6 +10,9 @@ public struct TileStatistics: Sendable, Equatable {
     public var revalidated = 0
     /// Expired copies used because the server could not be asked (offline, 5xx).
     public var staleUsed = 0
+    /// The finished map came from the disk cache: its tiles' bytes, layout and drawing were
+    /// those of a map made before, so nothing was decoded, drawn or encoded.
+    public var renderedFromCache = false
 
     public init() {}
 }
@@ -92,6 +95,17 @@ final class TileFetcher: Sendable {
     }
 
     enum Outcome: Sendable { case downloaded, revalidated, staleUsed }
+
+    /// A finished map from the disk cache (nil without one).
+    func renderedMap(_ key: String) async -> [UInt8]? {
+        let at = now()
+        return await onDisk { $0.renderedMap(key, now: at) } ?? nil
+    }
+
+    func storeRenderedMap(_ key: String, _ png: [UInt8]) async {
+        let at = now()
+        await onDisk { $0.storeRenderedMap(key, png, now: at) }
+    }
 
     /// SQLite may wait for another process's write (busy timeout): on a thread of its own, never
     /// on the cooperative pool. nil without a disk cache.

@@ -69,7 +69,8 @@ struct MapCommand: AsyncParsableCommand {
         let counts = image.statistics
         Terminal.standardOutput("wrote \(output): \(image.width)×\(image.height) PNG, \(image.png.count) bytes, md5 \(image.md5); "
             + "images: \(counts.fromMemory) from memory, \(counts.fromDisk) from disk, \(counts.downloaded) downloaded, "
-            + "\(counts.revalidated) revalidated, \(counts.staleUsed) stale")
+            + "\(counts.revalidated) revalidated, \(counts.staleUsed) stale"
+            + (counts.renderedFromCache ? "; the picture itself from the cache (made before from the same tiles)" : ""))
     }
 }
 

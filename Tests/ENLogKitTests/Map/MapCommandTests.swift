@@ -37,6 +37,8 @@ final class MapCommandTests: XCTestCase {
         let second = try enlog(["map", "--at", "48.858400,2.294500", "--accuracy", "20", "-o", home.path("second.png")])
         XCTAssertEqual(second.status, 0, second.standardError)
         XCTAssertTrue(second.standardOutput.contains("\(downloaded) from disk, 0 downloaded"), second.standardOutput)
+        XCTAssertTrue(second.standardOutput.contains("; the picture itself from the cache"), second.standardOutput)
+        XCTAssertFalse(first.standardOutput.contains("from the cache"), first.standardOutput)
         let after = try await server.log().requests.count
         XCTAssertEqual(after, downloaded, "the second process asked the server nothing")
         XCTAssertEqual(try Data(contentsOf: home.url.appendingPathComponent("first.png")),
