@@ -13,22 +13,29 @@ public enum OutboxJSON {
         var latitude: Double?
         var longitude: Double?
         var addressPending: Bool
+        var mapPending: Bool
         var attempts: Int
         var guid: String?
         var lastError: String?
         var nextAttemptAt: Date?
         var createdAt: Date
 
-        init(_ note: OutboxNote) {
+        init(_ note: OutboxNote, mapPending: Bool) {
             id = note.id; uid = note.uid; state = note.state; title = note.title; notebook = note.notebookName
             tags = note.tags; latitude = note.latitude; longitude = note.longitude; addressPending = note.addressPending
+            self.mapPending = mapPending
             attempts = note.attempts; guid = note.guid; lastError = note.lastError; nextAttemptAt = note.nextAttemptAt
             createdAt = note.createdAt
         }
     }
 
-    public static func encode(_ notes: [OutboxNote]) throws -> String { try JSONOutput.encode(notes.map(NoteSummary.init)) }
-    public static func encode(_ note: OutboxNote) throws -> String { try JSONOutput.encode(NoteSummary(note)) }
+    /// - Parameter mapsPending: the ids of the notes waiting for their map (`noteIdsWithPendingMaps`).
+    public static func encode(_ notes: [OutboxNote], mapsPending: Set<Int64> = []) throws -> String {
+        try JSONOutput.encode(notes.map { NoteSummary($0, mapPending: $0.id.map(mapsPending.contains) ?? false) })
+    }
+    public static func encode(_ note: OutboxNote, mapPending: Bool = false) throws -> String {
+        try JSONOutput.encode(NoteSummary(note, mapPending: mapPending))
+    }
     public static func encode(_ fixes: [FixRecord]) throws -> String { try JSONOutput.encode(fixes) }
 
     /// `queue show --json`: the summary `queue list --json` gives, plus the ENML body.
@@ -38,18 +45,16 @@ public enum OutboxJSON {
             var summary: NoteSummary
             var content: String
             var resources: [ResourceSummary]
-            var mapPending: Bool
             func encode(to encoder: any Encoder) throws {
                 try summary.encode(to: encoder)
                 var container = encoder.container(keyedBy: Key.self)
                 try container.encode(content, forKey: .content)
                 try container.encode(resources, forKey: .resources)
-                try container.encode(mapPending, forKey: .mapPending)
             }
-            enum Key: String, CodingKey { case content, resources, mapPending }
+            enum Key: String, CodingKey { case content, resources }
         }
-        return try JSONOutput.encode(Full(summary: NoteSummary(note), content: note.content,
-                                          resources: resources.map(ResourceSummary.init), mapPending: mapPending))
+        return try JSONOutput.encode(Full(summary: NoteSummary(note, mapPending: mapPending), content: note.content,
+                                          resources: resources.map(ResourceSummary.init)))
     }
 
     /// A resource as `queue show --json` lists it: everything but the bytes.
@@ -82,9 +87,10 @@ public enum OutboxJSON {
     }
 
 
-    public static func line(_ note: OutboxNote) -> String {
+    public static func line(_ note: OutboxNote, mapPending: Bool = false) -> String {
         var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(timestamp(note.createdAt))\t\(note.title)"
         if note.addressPending { line += "\t(address pending)" }
+        if mapPending { line += "\t(map pending)" }
         if let error = note.lastError, note.state == .failed || note.state == .parked { line += "\t\(error)" }
         return line
     }

@@ -172,6 +172,11 @@ extension OutboxStore {
         }
     }
 
+    /// The ids of the notes that wait for their map (`queue list` marks them).
+    public func noteIdsWithPendingMaps() async throws(OutboxError) -> Set<Int64> {
+        try await read { db in Set(try Int64.fetchAll(db, sql: "SELECT noteId FROM pendingMap")) }
+    }
+
     /// How many notes wait for their map.
     public func pendingMapCount() async throws(OutboxError) -> Int {
         try await read { db in try PendingMap.fetchCount(db) }

@@ -75,7 +75,7 @@ struct Log: AsyncParsableCommand {
                                     mapBudget: MapSettings.logBudget(config: config))
         let outcome = try await logger.log(from: source)
         if json {
-            Terminal.standardOutput(try OutboxJSON.encode(outcome.note))
+            Terminal.standardOutput(try OutboxJSON.encode(outcome.note, mapPending: outcome.mapPending))
         } else {
             Terminal.standardOutput("logged note \(outcome.note.id!): \(outcome.note.title)")
             if let problem = outcome.addressProblem {

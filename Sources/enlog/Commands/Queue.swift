@@ -22,7 +22,8 @@ struct Queue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List outbox notes, oldest first.",
             discussion: """
-                One line per note: id, state, time queued, title, then the address or error when there is one.
+                One line per note: id, state, time queued, title, then "(address pending)" and "(map pending)" \
+                for a note still waiting for its address or its map, and the error of a failed or parked one.
 
                 Examples:
                   enlog queue list
@@ -37,12 +38,15 @@ struct Queue: AsyncParsableCommand {
         func run() async throws {
             let outbox = try global.openOutbox(try global.loadConfig(), for: .read)
             let notes = if let state { try await outbox.notes(state: state) } else { try await outbox.allNotes() }
+            let mapsPending = try await outbox.noteIdsWithPendingMaps()
             if json {
-                Terminal.standardOutput(try OutboxJSON.encode(notes))
+                Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending))
             } else if notes.isEmpty {
                 Terminal.standardError("the outbox is empty" + (state.map { " of \($0.rawValue) notes" } ?? ""))
             } else {
-                for note in notes { Terminal.standardOutput(OutboxJSON.line(note)) }
+                for note in notes {
+                    Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false))
+                }
             }
         }
     }

@@ -79,6 +79,22 @@ final class LogMapTests: XCTestCase {
         XCTAssertEqual(note["mapPending"] as? Bool, true)
         XCTAssertEqual((note["resources"] as? [Any])?.count, 0)
         XCTAssertFalse((note["content"] as? String ?? "").contains("en-media"))
+
+        // The tile server is back: the next note has its map; `queue list` marks the one waiting.
+        try await server.configure("status=0")
+        let second = try home.run("log", "--at", "35.6812,139.7671", "--no-sync", "--json")
+        XCTAssertEqual(second.status, 0, second.standardError)
+        let secondNote = try JSONSerialization.jsonObject(with: Data(second.standardOutput.utf8)) as! [String: Any]
+        XCTAssertEqual(secondNote["mapPending"] as? Bool, false)
+        let list = try home.run("queue", "list")
+        XCTAssertEqual(list.status, 0, list.standardError)
+        let lines = list.standardOutput.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, list.standardOutput)
+        XCTAssertTrue(lines[0].hasPrefix("1\t") && lines[0].hasSuffix("\t(map pending)"), String(lines[0]))
+        XCTAssertFalse(lines[1].contains("map pending"), String(lines[1]))
+        let json = try home.run("queue", "list", "--json")
+        let listed = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as! [[String: Any]]
+        XCTAssertEqual(listed.map { $0["mapPending"] as? Bool }, [true, false])
     }
 
     func testNoMapWithStyleNoneAndNoPendingMap() async throws {
