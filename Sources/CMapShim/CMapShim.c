@@ -11,7 +11,6 @@
 typedef struct {
     enlog_png_buffer *out;
     size_t capacity;
-    int failed;                 // out of memory while writing
     char *message;
     size_t message_size;
 } writer_state;
@@ -32,10 +31,7 @@ static void on_png_write(png_structp png, png_bytep data, size_t length) {
         size_t capacity = state->capacity ? state->capacity : 64 * 1024;
         while (capacity < out->count + length) capacity *= 2;
         unsigned char *grown = realloc(out->bytes, capacity);
-        if (!grown) {
-            state->failed = 1;
-            png_error(png, "out of memory");
-        }
+        if (!grown) png_error(png, "out of memory");
         out->bytes = grown;
         state->capacity = capacity;
     }
@@ -49,7 +45,7 @@ int enlog_png_encode_rgb24(const unsigned char *pixels, int width, int height, i
                            int zlib_level, enlog_png_buffer *out, char *message, size_t message_size) {
     out->bytes = NULL;
     out->count = 0;
-    writer_state state = { out, 0, 0, message, message_size };
+    writer_state state = { out, 0, message, message_size };
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &state, on_png_error, on_png_warning);
     if (!png) {
         snprintf(message, message_size, "libpng could not start");
@@ -58,9 +54,15 @@ int enlog_png_encode_rgb24(const unsigned char *pixels, int width, int height, i
     png_infop info = png_create_info_struct(png);
     // volatile: read after a longjmp back into this frame.
     unsigned char *volatile row = malloc((size_t)width * 3);
-    if (!info || !row || setjmp(png_jmpbuf(png))) {
-        if (!info || !row) snprintf(message, message_size, "out of memory");
+    if (!info || !row) {
+        snprintf(message, message_size, "out of memory");
         png_destroy_write_struct(&png, info ? &info : NULL);
+        free(row);
+        return -1;
+    }
+    // setjmp alone as the controlling expression: the only place C lets its value be used here.
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
         free(row);
         enlog_png_buffer_free(out);
         return -1;
