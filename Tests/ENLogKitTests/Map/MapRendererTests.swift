@@ -5,24 +5,11 @@ import XCTest
 
 /// Maps rendered against the local tile server: caching, revalidation, the download bound,
 /// errors, and the picture checked by an independent decoder.
-final class MapRendererTests: XCTestCase {
-    var server: TileTestServer!
-    var directory: TemporaryDirectory!
+final class MapRendererTests: TileServerTestCase {
     let tokyo = (latitude: 35.681236, longitude: 139.767125)
-
-    override func setUp() async throws {
-        server = try TileTestServer()
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() async throws {
-        server?.stop()
-    }
 
     /// The page tile_server.py sends with garbage=html.
     static let htmlPage = "<html><body>Service temporarily replaced by this page</body></html>"
-
-    var cachePath: String { directory.path("cache/enlog/tiles.sqlite") }
 
     func expectedTiles(width: Int = 600, height: Int = 400, zoom: Int = 16) -> Int {
         MapLayout(latitude: tokyo.latitude, longitude: tokyo.longitude, zoom: zoom, width: width, height: height).tiles.count

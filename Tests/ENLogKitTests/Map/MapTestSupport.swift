@@ -33,6 +33,23 @@ final class TileTestServer {
     func stop() { server.stop() }
 }
 
+/// A test case with its own tile server and scratch directory (for the disk cache), per test.
+class TileServerTestCase: XCTestCase {
+    var server: TileTestServer!
+    var directory: TemporaryDirectory!
+
+    override func setUp() async throws {
+        server = try TileTestServer()
+        directory = try TemporaryDirectory()
+    }
+
+    override func tearDown() async throws {
+        server?.stop()
+    }
+
+    var cachePath: String { directory.path("cache/enlog/tiles.sqlite") }
+}
+
 /// What an independent decoder (Python's PIL) reads from a PNG.
 struct DecodedPNG: Decodable {
     let width: Int

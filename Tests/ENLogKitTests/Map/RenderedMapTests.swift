@@ -6,19 +6,9 @@ import XCTest
 /// The speed-ups of a warm map, each checked for the picture it must still make: the finished
 /// map reused from the disk cache (never when its tiles changed), libpng's encoder (the pixels
 /// cairo drew, read back by Pillow), and the attribution's font loaded from its file.
-final class RenderedMapTests: XCTestCase {
-    var server: TileTestServer!
-    var directory: TemporaryDirectory!
+final class RenderedMapTests: TileServerTestCase {
     let paris = (latitude: 48.8584, longitude: 2.2945)
 
-    override func setUp() async throws {
-        server = try TileTestServer()
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() async throws { server?.stop() }
-
-    var cachePath: String { directory.path("cache/enlog/tiles.sqlite") }
     var tiles: Int { MapLayout(latitude: paris.latitude, longitude: paris.longitude, zoom: 16, width: 600, height: 400).tiles.count }
 
     func render(cache: String?, latitude: Double? = nil, accuracy: Double? = 20) async throws -> MapImage {
