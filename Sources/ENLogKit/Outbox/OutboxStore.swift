@@ -253,22 +253,28 @@ public struct OutboxStore: Sendable {
         try await write { db in
             var fixRecord = FixRecord(fix, createdAt: now)
             try fixRecord.insert(db)
-            var note = OutboxNote(draft: draft, fix: fixRecord, fixId: fixRecord.id!, now: now)
-            do {
-                try note.insert(db)
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                throw OutboxError.duplicateNote(uid: draft.uid)
-            }
-            for var resource in draft.resources {
-                resource.noteId = note.id!
-                try resource.insert(db)
-            }
-            if draft.mapPending {
-                try PendingMap(noteId: note.id!, address: draft.place?.address, displayName: draft.place?.displayName,
-                               attempts: 0, lastError: nil).insert(db)
-            }
-            return try Self.stored(note, db)
+            return try Self.insert(draft, on: fixRecord, db, now: now)
         }
+    }
+
+    /// The note, its resources and pending map, on a fix already in the history; inside the
+    /// caller's transaction.
+    static func insert(_ draft: NoteDraft, on fixRecord: FixRecord, _ db: Database, now: Date) throws -> OutboxNote {
+        var note = OutboxNote(draft: draft, fix: fixRecord, fixId: fixRecord.id!, now: now)
+        do {
+            try note.insert(db)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw OutboxError.duplicateNote(uid: draft.uid)
+        }
+        for var resource in draft.resources {
+            resource.noteId = note.id!
+            try resource.insert(db)
+        }
+        if draft.mapPending {
+            try PendingMap(noteId: note.id!, address: draft.place?.address, displayName: draft.place?.displayName,
+                           attempts: 0, lastError: nil).insert(db)
+        }
+        return try Self.stored(note, db)
     }
 
     /// pending or failed → sending; counts the attempt.
@@ -500,7 +506,7 @@ public struct OutboxStore: Sendable {
 
     /// The row as it reads back: dates are kept to the millisecond, so the value handed to the
     /// caller must come from the database to compare equal to a later `note(id:)`.
-    private static func stored(_ note: OutboxNote, _ db: Database) throws -> OutboxNote {
+    static func stored(_ note: OutboxNote, _ db: Database) throws -> OutboxNote {
         try OutboxNote.fetchOne(db, id: note.id!)!
     }
 

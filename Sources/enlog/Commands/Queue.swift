@@ -167,11 +167,13 @@ struct History: AsyncParsableCommand {
               enlog history --since 2026-11-01
               enlog history --since 2026-11-22T08:00:00Z --json
               enlog history | cut -f2
+              enlog history --date 2026-11-22 --format gpx > day.gpx
             """)
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("Only fixes since this date (YYYY-MM-DD, or ISO 8601 date and time).", valueName: "date"))
     var since: String?
     @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var export: HistoryExport
 
     func run() async throws {
         let start = try since.map { text -> Date in
@@ -179,6 +181,10 @@ struct History: AsyncParsableCommand {
                 throw ValidationError("--since '\(text)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
             }
             return date
+        }
+        if export.isRequested {
+            if json { throw ValidationError("--json and --format are two outputs: choose one") }
+            return try await export.run(global: global, since: start)
         }
         let fixes = try await global.openOutbox(try global.loadConfig(), for: .read).history(since: start)
         if json {
