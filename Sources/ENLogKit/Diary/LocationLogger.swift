@@ -43,7 +43,12 @@ public struct LocationLogger: Sendable {
     }
 
     public func log(from source: any LocationSource) async throws -> Outcome {
-        let fix = try await source.currentFix()
+        try await log(try await source.currentFix(), historyFix: nil)
+    }
+
+    /// - Parameter historyFix: the fix's row when it is in the history already (`enlog import
+    ///   --notes`): the note is written on it instead of storing the fix again.
+    public func log(_ fix: Fix, historyFix: Int64?) async throws -> Outcome {
         async let mapResult = makeMap(fix)
         var addressProblem: String?
         var place: Place?
@@ -72,7 +77,11 @@ public struct LocationLogger: Sendable {
         draft.account = account
         if let map { draft.resources = [NoteResource(map: map)] }
         draft.mapPending = mapPending
-        let note = try await outbox.enqueue(fix: fix, note: draft)
+        let note = if let historyFix {
+            try await outbox.enqueue(note: draft, onFix: historyFix)
+        } else {
+            try await outbox.enqueue(fix: fix, note: draft)
+        }
         return Outcome(note: note, fix: fix, addressProblem: addressProblem, mapProblem: mapProblem, mapPending: mapPending)
     }
 

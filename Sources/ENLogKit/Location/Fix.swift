@@ -4,6 +4,8 @@ import Foundation
 public struct Fix: Sendable, Equatable, Codable {
     public enum Source: String, Sendable, Codable, CaseIterable {
         case gpsd, manual, nmea
+        /// Imported from a GPX file (`enlog import`).
+        case gpx
     }
 
     public let latitude: Double

@@ -49,8 +49,18 @@ public struct NMEALogLocation: LocationSource {
         return fixes
     }
 
+    /// Every valid fix in `data`, an NMEA log already read (`enlog import`); errors name `path`.
+    public func fixes(in data: Data) throws(LocationError) -> [Fix] {
+        let (fixes, reader) = Self.parse(data)
+        guard !fixes.isEmpty else { throw noFixError(reader) }
+        return fixes
+    }
+
     func readAll() throws(LocationError) -> ([Fix], NMEAFixReader) {
-        let data = try readLog()
+        Self.parse(try readLog())
+    }
+
+    static func parse(_ data: Data) -> ([Fix], NMEAFixReader) {
         var reader = NMEAFixReader()
         var fixes: [Fix] = []
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in

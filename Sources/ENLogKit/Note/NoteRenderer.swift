@@ -221,6 +221,7 @@ public struct NoteRenderer: Sendable {
         case .gpsd: return "GPS (gpsd)"
         case .manual: return "entered by hand"
         case .nmea: return "NMEA log"
+        case .gpx: return "GPX track"
         }
     }
 }

@@ -75,21 +75,33 @@ public struct Watcher: Sendable {
     /// starts fresh (the log's times may predate the outbox's last note).
     public func replay(nmea path: String, config: Config) async throws -> ReplaySummary {
         let fixes = try await BlockingCall.run("enlog.nmea", onCancel: .abandon) { _ in try NMEALogLocation(path: path).fixes() }
-        // The age limit is for live fixes; a recorded log is old by nature. Accuracy still counts.
+        let logger = try Self.logger(config: config, outbox: outbox, account: dependencies.account())
+        let report = dependencies.report
+        return try await Self.decide(fixes, config: config) { _, fix, verdict in
+            let outcome = try await logger.log(from: GivenFix(fix: fix))
+            report(Self.notedReport(outcome, verdict: verdict))
+            return true
+        }
+    }
+
+    /// Recorded fixes through the watch's filter and decision, at once: `note` is called for each
+    /// fix (with its index in `fixes`) a live watch would have logged, and returns whether the fix
+    /// now has its note (later fixes are then measured from it). The decision starts fresh (the
+    /// fixes' times may predate the outbox's last note); the age limit is for live fixes, a
+    /// recording is old by nature, but accuracy still counts.
+    public static func decide(_ fixes: [Fix], config: Config,
+                              note: (Int, Fix, MovementDecision.Verdict) async throws -> Bool) async throws -> ReplaySummary {
         let filter = QualityFilter(maxAge: nil, minAccuracy: config.number(.minAccuracy), futureTolerance: .infinity)
         var decision = MovementDecision(thresholds: WatchThresholds(config: config))
-        let logger = try Self.logger(config: config, outbox: outbox, account: dependencies.account())
         var summary = ReplaySummary()
-        for fix in fixes {
+        for (index, fix) in fixes.enumerated() {
             summary.fixes += 1
             guard filter.accepts(fix) else { continue }
             summary.accepted += 1
             let verdict = decision.verdict(for: fix)
-            guard verdict.logs else { continue }
-            let outcome = try await logger.log(from: GivenFix(fix: fix))
+            guard verdict.logs, try await note(index, fix, verdict) else { continue }
             decision.logged(fix)
             summary.notes += 1
-            dependencies.report(Self.notedReport(outcome, verdict: verdict))
         }
         return summary
     }
