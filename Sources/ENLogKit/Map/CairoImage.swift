@@ -119,7 +119,8 @@ enum CairoPNG {
 /// attribution on top.
 final class MapCanvas {
     let image: CairoImage
-    private let context: OpaquePointer
+    /// Internal for the drawings other files add (the route of a digest).
+    let context: OpaquePointer
 
     /// The marker's fill, sRGB bytes: a red that no OSM map style uses for large areas.
     static let markerColor: (red: UInt8, green: UInt8, blue: UInt8) = (0xE0, 0x1B, 0x24)

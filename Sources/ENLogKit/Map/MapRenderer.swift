@@ -88,10 +88,8 @@ public final class MapRenderer: Sendable {
     private func renderTiles(latitude: Double, longitude: Double, accuracy: Double?) async throws(MapError) -> MapImage {
         let layout = MapLayout(latitude: latitude, longitude: longitude, zoom: settings.zoom,
                                width: settings.width, height: settings.height)
-        func url(_ tile: TileID) -> String { TileURLTemplate.url(settings.tileURL, zoom: tile.zoom, x: tile.x, y: tile.y) }
-        let urls = layout.tiles.map(url)
         var statistics = TileStatistics()
-        let bodies = try await fetcher.images(urls, statistics: &statistics)
+        let bodies = try await tileBodies(layout, statistics: &statistics)
 
         // The marker at the middle of the pixel the position is in, the circle's radius in
         // whole pixels: a fix a metre away draws the same picture, so the finished map can be
@@ -105,7 +103,7 @@ public final class MapRenderer: Sendable {
         }
         let key = RenderedMapKey.make(layout: layout, markerX: markerX, markerY: markerY, accuracyRadius: radius,
                                       bodies: layout.placements.map { placement in
-                                          bodies[url(placement.tile)] ?? []
+                                          bodies[tileURL(placement.tile)] ?? []
                                       })
         if let png = await fetcher.renderedMap(key) {
             statistics.renderedFromCache = true
@@ -113,12 +111,31 @@ public final class MapRenderer: Sendable {
                             latitude: latitude, longitude: longitude, statistics: statistics)
         }
 
+        let canvas = try paintedCanvas(layout, bodies: bodies)
+        if let radius { canvas.drawAccuracy(x: markerX, y: markerY, radius: radius) }
+        canvas.drawMarker(x: markerX, y: markerY)
+        canvas.drawAttribution(MapSettings.attribution)
+        let png = try canvas.encoded()
+        await fetcher.storeRenderedMap(key, png)
+        return MapImage(png: png, width: layout.width, height: layout.height,
+                        latitude: latitude, longitude: longitude, statistics: statistics)
+    }
+
+    func tileURL(_ tile: TileID) -> String { TileURLTemplate.url(settings.tileURL, zoom: tile.zoom, x: tile.x, y: tile.y) }
+
+    /// The layout's tiles, through memory, disk and network.
+    func tileBodies(_ layout: MapLayout, statistics: inout TileStatistics) async throws(MapError) -> [String: [UInt8]] {
+        try await fetcher.images(layout.tiles.map(tileURL), statistics: &statistics)
+    }
+
+    /// A canvas with the layout's tiles painted in: what every tiled map draws on.
+    func paintedCanvas(_ layout: MapLayout, bodies: [String: [UInt8]]) throws(MapError) -> MapCanvas {
         let canvas = try MapCanvas(width: layout.width, height: layout.height)
         var decoded: [TileID: CairoImage] = [:]
         for placement in layout.placements {
             let tile = placement.tile
             if decoded[tile] == nil {
-                let url = url(tile)
+                let url = tileURL(tile)
                 switch CairoPNG.decode(bodies[url] ?? []) {
                 case .success(let image): decoded[tile] = image
                 case .failure(let failure):
@@ -127,13 +144,7 @@ public final class MapRenderer: Sendable {
             }
             canvas.paint(decoded[tile]!, x: placement.originX, y: placement.originY, size: WebMercator.tileSize)
         }
-        if let radius { canvas.drawAccuracy(x: markerX, y: markerY, radius: radius) }
-        canvas.drawMarker(x: markerX, y: markerY)
-        canvas.drawAttribution(MapSettings.attribution)
-        let png = try canvas.encoded()
-        await fetcher.storeRenderedMap(key, png)
-        return MapImage(png: png, width: layout.width, height: layout.height,
-                        latitude: latitude, longitude: longitude, statistics: statistics)
+        return canvas
     }
 
     /// The keyed service's own picture (its marker and attribution included), downloaded and

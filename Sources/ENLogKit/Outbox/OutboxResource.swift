@@ -37,6 +37,10 @@ public struct NoteResource: Codable, Sendable, Equatable, FetchableRecord, Mutab
                   fileName: "map.png", latitude: map.latitude, longitude: map.longitude)
     }
 
+    /// Shown as an attached file rather than inline (EDAM `ResourceAttributes.attachment`):
+    /// everything but pictures, e.g. a digest's GPX track.
+    public var isAttachment: Bool { !mime.hasPrefix("image/") }
+
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }

@@ -105,6 +105,7 @@ enum OutboxSchema {
             }
         }
         registerResourceMigration(&migrator)
+        registerDigestMigration(&migrator)
         return migrator
     }
 

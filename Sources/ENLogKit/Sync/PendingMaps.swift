@@ -107,6 +107,7 @@ extension SyncEngine {
             let body = [UInt8](resource.body)
             var attributes = EDAM.ResourceAttributes()
             attributes.fileName = resource.fileName
+            if resource.isAttachment { attributes.attachment = true }
             attributes.latitude = resource.latitude
             attributes.longitude = resource.longitude
             var edam = EDAM.Resource(data: EDAM.Data(bodyHash: MapImage.md5Bytes(body), size: Int32(body.count), body: body),

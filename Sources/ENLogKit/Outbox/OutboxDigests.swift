@@ -1,0 +1,70 @@
+import Foundation
+import GRDB
+
+/// Which days have their digest note (`enlog digest`, `watch.digest`): one row per day, written in
+/// the same transaction as the note, so a day's digest is written once whoever asks and however
+/// often a watch restarts. Dropping the note (`queue drop`) deletes the row: the day can be
+/// digested again.
+struct DigestRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "digest"
+    /// yyyy-MM-dd in the time zone the digest was written for.
+    var day: String
+    var noteId: Int64
+    var createdAt: Date
+}
+
+extension OutboxSchema {
+    static let digestMigration = "v5-digests"
+
+    static func registerDigestMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(digestMigration) { db in
+            try db.create(table: "digest") { t in
+                t.primaryKey("day", .text)
+                t.column("noteId", .integer).notNull().unique().references("note", onDelete: .cascade)
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
+    }
+}
+
+extension OutboxStore {
+    public enum DigestStored: Sendable, Equatable {
+        case written(OutboxNote)
+        /// The day had its digest already (another process was quicker): this note, not stored.
+        case alreadyThere(noteId: Int64)
+    }
+
+    /// The note holding `day`'s digest, if one was written.
+    public func digestNote(day: String) async throws(OutboxError) -> Int64? {
+        try await read { db in try DigestRecord.fetchOne(db, key: day)?.noteId }
+    }
+
+    /// Stores the digest note of `day` on one of its fixes, unless the day has one: both or neither.
+    public func enqueueDigest(day: String, note draft: NoteDraft, onFix fixId: Int64, now: Date = Date()) async throws(OutboxError) -> DigestStored {
+        try await write { db in
+            if let existing = try DigestRecord.fetchOne(db, key: day) { return .alreadyThere(noteId: existing.noteId) }
+            guard let fix = try FixRecord.fetchOne(db, id: fixId) else {
+                throw OutboxError.storedFixInvalid(id: fixId, detail: "no such fix in the history")
+            }
+            let note = try Self.insert(draft, on: fix, db, now: now)
+            try DigestRecord(day: day, noteId: note.id!, createdAt: now).insert(db)
+            return .written(note)
+        }
+    }
+
+    /// Notes written on fixes taken in `start..<end` (digests left out), in the fixes' time order.
+    public func notedPlaces(from start: Date, to end: Date) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord)] {
+        try await read { db in
+            let notes = try OutboxNote.filter(sql: """
+                fixId IN (SELECT id FROM fix WHERE timestamp >= ? AND timestamp < ?)
+                AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id)
+                """, arguments: [start, end]).fetchAll(db)
+            var found: [(note: OutboxNote, fix: FixRecord)] = []
+            for note in notes {
+                if let fix = try FixRecord.fetchOne(db, id: note.fixId) { found.append((note, fix)) }
+            }
+            found.sort { ($0.fix.timestamp, $0.note.id!) < ($1.fix.timestamp, $1.note.id!) }
+            return found
+        }
+    }
+}

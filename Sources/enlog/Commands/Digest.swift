@@ -1,0 +1,57 @@
+import ArgumentParser
+import ENLogKit
+import Foundation
+
+struct Digest: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one note for a day: its track (GPX), distance, time moving, places and route map.",
+        discussion: """
+            The day runs midnight to midnight in note.time_zone (default: the system's). The note \
+            carries the day's fixes as a GPX 1.1 attachment and, with map.style = tiles, the route \
+            drawn on a map fitted to it. A day is digested once: asking again names the note it has \
+            (drop that note with `enlog queue drop` to write it anew). Exit 66 when the day has no fix.
+
+            Examples:
+              enlog digest                    yesterday
+              enlog digest --date 2026-11-22
+              enlog digest --no-sync --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("The day (YYYY-MM-DD; default: yesterday).", valueName: "date")) var date: String?
+    @Flag(help: "Print the stored note as JSON.") var json = false
+    @Flag(help: "Do not upload after writing.") var noSync = false
+
+    func run() async throws {
+        let config = try global.loadConfig()
+        let zone = TrackDay.timeZone(config: config)
+        let day: TrackDay
+        if let date {
+            guard let named = TrackDay(date, timeZone: zone) else { throw ValidationError("--date '\(date)' is not a date like 2026-11-22") }
+            day = named
+        } else {
+            day = TrackDay(containing: Date(), timeZone: zone).previous
+        }
+        let outbox = try global.openOutbox(config)
+        let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
+        let digest = DayDigest(outbox: outbox, config: config, account: account, warn: { Terminal.standardError("enlog: warning: \($0)") })
+        switch try await digest.write(day) {
+        case .alreadyThere(let id):
+            Terminal.standardError("enlog: \(day.name) has its digest already: note \(id)")
+            if json { Terminal.standardOutput(try OutboxJSON.encode(try await outbox.note(id: id))) }
+        case .written(let note, _, _, let mapProblem):
+            if json {
+                Terminal.standardOutput(try OutboxJSON.encode(note))
+            } else {
+                Terminal.standardOutput("logged note \(note.id!): \(note.title)")
+            }
+            if let mapProblem { Terminal.standardError("enlog: note: no route map (\(mapProblem))") }
+            if !noSync, let credentials = try? Account.credentialStore().loadIfPresent() {
+                let session = SyncSession(config: config, outbox: outbox, account: EvernoteAccount(credentials: credentials))
+                if case .failed(let error) = await session.runOpportunistically(loggedNote: note.id!) {
+                    Terminal.standardError("enlog: upload failed: \(error.reason); note \(note.id!) stays queued, run `enlog sync`")
+                }
+            }
+        }
+    }
+}
