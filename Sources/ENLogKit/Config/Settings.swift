@@ -68,6 +68,8 @@ extension Setting {
                                                  "seconds since the last note before watch logs another")
     public static let watchMaxInterval = Setting("watch.max_interval", .number, default: nil, range: .watchHeartbeatSeconds,
                                                  "seconds after which watch logs a note even when stationary; unset: never")
+    public static let watchDigest = Setting("watch.digest", .boolean, default: "false",
+                                            "after midnight (note.time_zone), watch writes the previous day's digest note, once")
     public static let mapStyle = Setting("map.style", .string, default: "tiles", "map image: tiles (stitched from map.tile_url), static (downloaded from note.static_map_url) or none")
     public static let mapWidth = Setting("map.width", .integer, default: "600", range: .mapPixels, "map image width, pixels")
     public static let mapHeight = Setting("map.height", .integer, default: "400", range: .mapPixels, "map image height, pixels")
@@ -84,7 +86,7 @@ extension Setting {
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
         mapStyle, mapWidth, mapHeight, mapZoom, tileURL, mapCacheSize, mapTimeout,
         consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile,
-        watchMinDistance, watchMinInterval, watchMaxInterval, database,
+        watchMinDistance, watchMinInterval, watchMaxInterval, watchDigest, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }

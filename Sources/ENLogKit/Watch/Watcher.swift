@@ -141,6 +141,8 @@ public struct Watcher: Sendable {
         case syncFinished(SyncResult)
         case signal(Int32)
         case watchdog
+        /// Past midnight: time for the previous day's digest (`watch.digest`).
+        case digestDue(generation: Int)
     }
 
     enum SyncResult: Sendable {
@@ -206,6 +208,8 @@ extension Watcher {
         var debounceGeneration = 0
         var timerGeneration = 0
         var syncTask: Task<Void, Never>?
+        var digestTask: Task<Void, Never>?
+        var digestGeneration = 0
         var syncRequested: String?
         var syncFailures = 0
         var syncStopped: String?
@@ -241,6 +245,8 @@ extension Watcher {
                     }
                 }
             }
+            // A digest missed while watch was not running is written now; written ones are not.
+            await digestIfDue()
             await refreshPending()
             if pending > 0 { requestSync("start") }
         }
@@ -248,7 +254,7 @@ extension Watcher {
         mutating func stop() async {
             report(WatchReport(.event, "stopping", "stopping" + (syncTask != nil ? " (the upload stops after the note in flight)" : "")))
             watcher.dependencies.notifier.notify(["STOPPING=1"])
-            for task in [gpsdTask, networkTask, watchdogTask, timerTask, debounceTask] { task?.cancel() }
+            for task in [gpsdTask, networkTask, watchdogTask, timerTask, debounceTask, digestTask] { task?.cancel() }
             if let syncTask {
                 syncTask.cancel()
                 await syncTask.value
@@ -308,6 +314,12 @@ extension Watcher {
                 await finishSync(result)
             case .watchdog:
                 watcher.dependencies.notifier.notify(["WATCHDOG=1"])
+            case .digestDue(let generation):
+                if generation == digestGeneration {
+                    await digestIfDue()
+                    await refreshPending()
+                    if pending > 0 { requestSync("digest") }
+                }
             case .signal(let number):
                 if number == SIGHUP {
                     reload()
@@ -364,6 +376,7 @@ extension Watcher {
                 decision.thresholds = WatchThresholds(config: fresh)
                 logger = try Watcher.logger(config: fresh, outbox: watcher.outbox, account: watcher.dependencies.account())
                 if gpsdChanged { startGPSD() }
+                scheduleDigest()
                 syncStopped = nil
                 report(WatchReport(.event, "reloaded", "configuration reloaded: \(rules())" + (gpsdChanged ? "; reconnecting to gpsd" : "")))
                 if pending > 0 { requestSync("reload") }
