@@ -115,3 +115,19 @@ func assertMapError(_ expected: MapError, file: StaticString = #filePath, line: 
         XCTAssertEqual(error as? MapError, expected, "\(error)", file: file, line: line)
     }
 }
+
+extension EnlogHome {
+    /// A home drawing maps from the local tile server, without address lookups, signed in to the
+    /// local Evernote test server with the test token.
+    static func withMaps(from tiles: TileTestServer, signedInTo evernote: PythonServer, contact: String) throws -> EnlogHome {
+        var home = try EnlogHome()
+        home.extraEnvironment = ["ENLOG_MAP_STYLE": "tiles", "ENLOG_MAP_TILE_URL": tiles.tileURL,
+                                 "ENLOG_GEOCODING_ENABLED": "false", "XDG_CACHE_HOME": home.directory.path("cache"),
+                                 "ENLOG_GEOCODING_CONTACT": contact]
+        var signingIn = home
+        signingIn.extraEnvironment["ENLOG_TOKEN"] = SyncCommandTests.token
+        let result = try signingIn.run("auth", "token", "--service", "custom", "--host", evernote.baseURL)
+        guard result.status == 0 else { throw PythonServer.StartFailure(description: "auth token: \(result.standardError)") }
+        return home
+    }
+}
