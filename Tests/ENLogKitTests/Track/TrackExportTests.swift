@@ -101,6 +101,32 @@ final class TrackExportTests: XCTestCase {
         XCTAssertEqual(both.status, ExitStatusCode.usage.rawValue, both.standardError)
     }
 
+    /// Track times are written and read by hand: checked against Foundation's ISO 8601 formatter
+    /// over seeded dates from 1901 to 2199, and for the forms other software writes.
+    func testTrackTimesAgreeWithFoundationsISO8601() {
+        var generator = SeededGenerator(state: 5)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for _ in 0..<2000 {
+            let milliseconds = Int64.random(in: -2_177_452_800_000...7_258_118_400_000, using: &generator)
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = TrackTime.string(date)
+            let expected = formatter.string(from: date)
+            XCTAssertEqual(text.prefix(19), expected.prefix(19))
+            XCTAssertEqual(text.hasSuffix("Z") && (text.count == 20 || text.count == 24), true, text)
+            XCTAssertEqual(TrackTime.parse(text)?.timeIntervalSince1970 ?? .nan, Double(milliseconds) / 1000, accuracy: 0.0005, text)
+        }
+        let base = 1_795_334_400.0   // 2026-11-22T08:00:00Z
+        let forms = ["2026-11-22T08:00:00Z": base, "2026-11-22t08:00:00z": base, " 2026-11-22T09:00:00+01:00\n": base,
+                     "2026-11-22T03:30:00-0430": base, "2026-11-22T08:00:00.5Z": base + 0.5,
+                     "2026-11-22T08:00:00.123456Z": base + 0.123, "2024-02-29T00:00:00Z": 1_709_164_800]
+        for (text, seconds) in forms { XCTAssertEqual(TrackTime.parse(text)?.timeIntervalSince1970 ?? .nan, seconds, accuracy: 1e-6, text) }
+        for bad in ["2026-11-22T08:00:00", "2026-11-22 08:00:00Z", "2026-02-29T00:00:00Z", "2026-11-22T24:00:00Z",
+                    "2026-11-22T08:00:00.Z", "2026-11-22T08:00:00Zjunk", "22/11/2026", ""] {
+            XCTAssertNil(TrackTime.parse(bad), bad)
+        }
+    }
+
     func testTrackDayFollowsTheZoneAcrossClockChanges() throws {
         let berlin = TimeZone(identifier: "Europe/Berlin")!
         let spring = try XCTUnwrap(TrackDay("2026-03-29", timeZone: berlin))
