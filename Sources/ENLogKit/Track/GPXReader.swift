@@ -4,6 +4,7 @@ import Foundation
 /// Reads the points of a GPX 1.0 or 1.1 document with libxml2: track points of every track and
 /// segment, and route points and waypoints that carry a time (a route or a waypoint without one
 /// is a plan, not a place someone was). Extensions and elements of other namespaces are ignored.
+/// A `<gpx>` root without a namespace (written by some older tools) is read as GPX too.
 ///
 /// Defended like the ENML validator: no network (`XML_PARSE_NONET`), entities never substituted,
 /// a DOCTYPE stops the parse (GPX has none; refusing it keeps entity expansion and external
@@ -43,8 +44,8 @@ public struct GPXReader: Sendable {
         guard let root = xmlDocGetRootElement(document) else { throw .notGPX(path: path, detail: "no root element") }
         let rootName = Self.name(root)
         let namespace = Self.namespace(root)
-        guard rootName == "gpx", let namespace, Self.namespaces.contains(namespace) else {
-            throw .notGPX(path: path, detail: "the root element is <\(rootName)>" + (namespace.map { " in \($0)" } ?? " without the GPX namespace")
+        guard rootName == "gpx", namespace.map(Self.namespaces.contains) ?? true else {
+            throw .notGPX(path: path, detail: "the root element is <\(rootName)>" + (namespace.map { " in \($0)" } ?? "")
                           + "; GPX has <gpx xmlns=\"http://www.topografix.com/GPX/1/1\">")
         }
         var result = Result()
@@ -70,7 +71,7 @@ public struct GPXReader: Sendable {
         return result
     }
 
-    private func add(_ point: xmlNodePtr, namespace: String, timeRequired: Bool, to result: inout Result) throws(TrackError) {
+    private func add(_ point: xmlNodePtr, namespace: String?, timeRequired: Bool, to result: inout Result) throws(TrackError) {
         let line = Int(xmlGetLineNo(point))
         let kind = Self.name(point)
         func number(_ text: String?, _ what: String) throws(TrackError) -> Double? {
@@ -119,7 +120,7 @@ public struct GPXReader: Sendable {
     }
 
     /// Element children in the GPX namespace (extensions live in others).
-    static func children(_ node: xmlNodePtr, namespace: String) -> [xmlNodePtr] {
+    static func children(_ node: xmlNodePtr, namespace: String?) -> [xmlNodePtr] {
         var found: [xmlNodePtr] = []
         var child = node.pointee.children
         while let current = child {

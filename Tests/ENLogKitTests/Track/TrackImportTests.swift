@@ -105,6 +105,18 @@ final class TrackImportTests: XCTestCase {
         let last = try await history(home).last
         XCTAssertEqual(last?.speed, 3.2)
         XCTAssertEqual(last?.course, 90.5)
+
+        // Some older tools write no namespace at all; then elements of another one are still not GPX's.
+        let bare = try home.directory.file("bare.gpx", contents: """
+            <gpx version="1.0" creator="x" xmlns:o="http://example.org/other"><trk><trkseg>
+            <trkpt lat="48.2" lon="11.6"><time>2026-11-22T11:00:00Z</time><o:ele>9999</o:ele></trkpt>
+            </trkseg></trk></gpx>
+            """)
+        let imported = try home.run("import", bare.path)
+        XCTAssertEqual(imported.status, 0, imported.standardError)
+        let bareFix = try await history(home).last
+        XCTAssertEqual(bareFix?.latitude, 48.2)
+        XCTAssertNil(bareFix?.altitude)
     }
 
     /// Every kind of bad file: one line on stderr, exit 65 (66 when unreadable), and the history
