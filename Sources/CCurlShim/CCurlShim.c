@@ -31,3 +31,6 @@ CURLcode enlog_curl_setopt_xferinfo_function(CURL *handle,
 CURLcode enlog_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
     return curl_easy_setopt(handle, option, value);
 }
+CURLcode enlog_curl_setopt_prereq_function(CURL *handle, int (*callback)(void *, char *, char *, int, int)) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import XCTest
 @testable import ENLogKit
 
@@ -236,29 +237,43 @@ final class SyncEngineTests: XCTestCase {
     }
 }
 
-/// Why each createNote gets a connection of its own (see `SyncRun.upload`).
+/// The re-send hazard at the transport: libcurl sends a request again on a new connection when
+/// a reused keep-alive connection dies before any reply byte, POST included.
 final class SyncTransportTests: XCTestCase {
-    /// libcurl re-sends a request on a reused keep-alive connection the server closed without
-    /// replying: the caller sees one success, the server stored the note twice.
-    func testReusedConnectionResendsADroppedCreateNote() async throws {
+    /// enlog's bodies cannot be rewound: the dropped createNote fails as a lost connection
+    /// (ambiguous, looked up later) instead of going out twice.
+    func testAReusedConnectionNeverSendsADroppedCreateNoteTwice() async throws {
         let f = try SyncFixture()
         let shared = NoteStoreClient(transport: ThriftHTTPTransport(url: f.noteStoreURL, client: HTTPClient()),
                                      authenticationToken: SyncFixture.token)
         _ = try await shared.listNotebooks()          // opens the keep-alive connection
         try await f.control("/_test/inject?kind=drop&method=createNote")
+        do {
+            _ = try await shared.createNote(EDAM.Note(title: "Once", content: "<en-note/>"))
+            XCTFail("expected connectionLost")
+        } catch HTTPError.connectionLost {}
+        let count = try await f.serverNotes().count
+        XCTAssertEqual(count, 1, "stored once, not sent again")
+        _ = try await shared.createNote(EDAM.Note(title: "Next", content: "<en-note/>"))   // a new connection
+        let after = try await f.serverNotes().count
+        XCTAssertEqual(after, 2)
+    }
+
+    /// libcurl's default (a body it can rewind) duplicates the note, and the response says the
+    /// request went out twice: what `SyncRun.send` settles with a lookup.
+    func testARewindableBodyIsSentTwiceAndTheResendIsReported() async throws {
+        let f = try SyncFixture()
+        let resent = Mutex(0)
+        let transport = ThriftHTTPTransport(url: f.noteStoreURL,
+                                            client: HTTPClient(configuration: HTTPConfiguration(rewindableBodies: true)),
+                                            onResent: { resent.withLock { $0 += 1 } })
+        let shared = NoteStoreClient(transport: transport, authenticationToken: SyncFixture.token)
+        _ = try await shared.listNotebooks()
+        try await f.control("/_test/inject?kind=drop&method=createNote")
         _ = try await shared.createNote(EDAM.Note(title: "Once", content: "<en-note/>"))
         let count = try await f.serverNotes().count
         XCTAssertEqual(count, 2, "libcurl's silent retry on a reused connection duplicated the note")
-
-        // A fresh client (fresh connection) sees the drop as connectionLost instead.
-        try await f.control("/_test/inject?kind=drop&method=createNote")
-        let fresh = SyncEngine.defaultClientFactory(f.noteStoreURL, SyncFixture.token)
-        do {
-            _ = try await fresh.createNote(EDAM.Note(title: "Twice", content: "<en-note/>"))
-            XCTFail("expected connectionLost")
-        } catch HTTPError.connectionLost {}
-        let after = try await f.serverNotes().count
-        XCTAssertEqual(after, 3)
+        XCTAssertEqual(resent.withLock { $0 }, 1)
     }
 }
 

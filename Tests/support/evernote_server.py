@@ -8,13 +8,21 @@ PyPI `thrift` next to it (it replaces that runtime).
 Plain HTTP on 127.0.0.1 only:
   POST /edam/user             UserStore (checkVersion, getUser, getUserUrls, getNoteStoreUrl)
   POST /shard/s1/notestore    NoteStore (listNotebooks, getDefaultNotebook, createNotebook, listTags,
-                              createNote, findNotesMetadata, getNote, getNoteApplicationDataEntry)
+                              createNote, deleteNote, findNotesMetadata, getNote, getNoteApplicationDataEntry)
   GET  /_test/notes           JSON: every stored note, field by field (all accounts); resources with
                               their body (base64), its MD5 and length as Python computes them
   GET  /_test/requests        JSON: every Thrift request: path, method, seqid, headers of interest
+  GET  /_test/count?method=M  JSON {"count": n}: Thrift requests of method M so far
   GET  /_test/fail?status=N&count=C   the next C Thrift requests get HTTP N with an HTML page
-  GET  /_test/inject?kind=user|system|drop|garbage|delay&method=M&code=EDAMErrorCode&parameter=P
+  GET  /_test/inject?kind=user|system|drop|garbage|delay|close-idle&method=M&code=EDAMErrorCode&parameter=P
                     &duration=S&ms=N&match=TEXT&count=C   fault injection (sync copy only)
+HTTP/1.1 keep-alive: a connection serves requests until the client closes it (or an injection
+does); each request's record says which request of its connection it was (`on_connection`, 1 =
+the first). drop on a kept-alive connection is the re-send hazard's first half (the note is
+stored, the connection closes without a reply); close-idle reads the next request that arrives
+on an already used (kept-alive) connection and closes it unprocessed, as a server timing out
+an idle connection just as the request arrives. deleteNote moves a note to the trash (active
+false); findNotesMetadata lists active notes unless NoteFilter.inactive.
   GET  /_test/clear   forget pending injections
 findNotesMetadata honours NoteFilter.words for `applicationData:KEY` and plain words, and
 NoteFilter.order CREATED/UPDATED (sync copy only).
@@ -367,8 +375,7 @@ class Service(object):
         filter = filter or NSTypes.NoteFilter()
         spec = resultSpec or NSTypes.NotesMetadataResultSpec()
         notes = [n for n in a.notes if filter.notebookGuid is None or n.notebookGuid == filter.notebookGuid]
-        if filter.inactive:
-            notes = []
+        notes = [n for n in notes if bool(n.active) != bool(filter.inactive)]
         notes = [n for n in notes if matches_words(n, filter.words)]
         if filter.order == Types.NoteSortOrder.CREATED:
             notes = sorted(notes, key=lambda n: n.created or 0, reverse=not filter.ascending)
@@ -410,6 +417,16 @@ class Service(object):
         if note is None:
             raise not_found("Note.guid", guid)
         return self._without_bodies(note, bool(withContent), bool(withResourcesData))
+
+    def deleteNote(self, authenticationToken, guid):
+        a = self.account(authenticationToken)
+        note = a.note(guid)
+        if note is None or not note.active:
+            raise not_found("Note.guid", guid)
+        note.active = False
+        note.deleted = now_ms()
+        note.updateSequenceNum = a.next_usn()
+        return note.updateSequenceNum
 
     def getNoteApplicationDataEntry(self, authenticationToken, guid, key):
         a = self.account(authenticationToken)
@@ -491,6 +508,10 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "enlog-edam-test/1"
 
+    def setup(self):
+        BaseHTTPRequestHandler.setup(self)
+        self.served = 0   # requests read on this connection so far
+
     def log_message(self, format, *args):
         if self.server.verbose:
             BaseHTTPRequestHandler.log_message(self, format, *args)
@@ -515,6 +536,11 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/_test/requests":
             with service.lock:
                 self._json(list(self.server.requests))
+        elif url.path == "/_test/count":
+            # How many Thrift requests of one method arrived (cheap enough to poll).
+            method = parse_qs(url.query).get("method", [None])[0]
+            with service.lock:
+                self._json({"count": sum(1 for r in self.server.requests if r.get("method") == method)})
         elif url.path == "/_test/inject":
             # kind: user|system (EDAM exception with code/parameter/duration), drop (process the
             # call, then close the socket without replying), garbage (process, reply junk bytes),
@@ -545,6 +571,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         data = self.rfile.read(length) if length > 0 else b""
+        self.served += 1
         path = urlparse(self.path).path
         if path == USER_STORE_PATH:
             processor = self.server.user_store
@@ -560,7 +587,7 @@ class Handler(BaseHTTPRequestHandler):
         with service.calls, service.lock:
             record = {"path": path, "content_type": self.headers.get("Content-Type"),
                       "accept": self.headers.get("Accept"), "user_agent": self.headers.get("User-Agent"),
-                      "length": len(data)}
+                      "length": len(data), "on_connection": self.served}
             try:
                 name, mtype, seqid = Protocol(BytesTransport(data)).readMessageBegin()
                 record.update({"method": name, "type": mtype, "seqid": seqid})
@@ -576,6 +603,8 @@ class Handler(BaseHTTPRequestHandler):
                 return
             injection = None
             for inj in self.server.injections:
+                if inj["kind"] == "close-idle" and self.served == 1:
+                    continue   # only a kept-alive connection's later requests
                 if inj["count"] > 0 and inj["method"] == record.get("method") and (
                         inj["match"] is None or inj["match"].encode() in data):
                     inj["count"] -= 1
@@ -585,6 +614,13 @@ class Handler(BaseHTTPRequestHandler):
             if injection is not None and injection["kind"] in ("user", "system"):
                 self._send(200, exception_reply(record["method"], record["seqid"], injection),
                            "application/x-thrift")
+                return
+            if injection is not None and injection["kind"] == "close-idle":
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(2)
+                except OSError:
+                    pass
                 return
             if injection is not None and injection["kind"] == "delay":
                 service.lock.release()

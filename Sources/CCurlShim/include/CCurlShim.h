@@ -11,6 +11,7 @@ CURLcode enlog_curl_setopt_read_function(CURL *handle, size_t (*callback)(char *
 CURLcode enlog_curl_setopt_header_function(CURL *handle, size_t (*callback)(char *, size_t, size_t, void *));
 CURLcode enlog_curl_setopt_xferinfo_function(CURL *handle,
     int (*callback)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
+CURLcode enlog_curl_setopt_prereq_function(CURL *handle, int (*callback)(void *, char *, char *, int, int));
 CURLcode enlog_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode enlog_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode enlog_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);

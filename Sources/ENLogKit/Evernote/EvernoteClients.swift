@@ -104,6 +104,15 @@ public final class NoteStoreClient: Sendable {
         return try await channel.call("getNote", arguments: args.bytes, result: .structure)
     }
 
+    /// Moves a note to the trash (`expungeNote` is not open to third-party clients); returns
+    /// the account's update sequence number after the change.
+    @discardableResult
+    public func deleteNote(guid: EDAM.Guid, authenticationToken token: String? = nil) async throws -> Int32 {
+        var args = try tokenArguments(token ?? authenticationToken)
+        args.writeField(2, guid)
+        return try await channel.call("deleteNote", arguments: args.bytes, result: .int32)
+    }
+
     /// The value stored under `key` in the note's applicationData (a missing key is
     /// `EvernoteError.notFound`).
     public func getNoteApplicationDataEntry(guid: EDAM.Guid, key: String,

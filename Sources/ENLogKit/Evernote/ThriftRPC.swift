@@ -29,6 +29,12 @@ extension ThriftResultReader where Value == Bool {
     }
 }
 
+extension ThriftResultReader where Value == Int32 {
+    static var int32: ThriftResultReader<Int32> {
+        ThriftResultReader(type: .i32) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readI32() }
+    }
+}
+
 extension ThriftResultReader where Value == String {
     static var string: ThriftResultReader<String> {
         ThriftResultReader(type: .string) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readString() }

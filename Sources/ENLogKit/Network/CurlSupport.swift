@@ -81,6 +81,11 @@ final class CurlTransferState {
     var body: [UInt8] = []
     var headers: [String: String] = [:]
     var tooLarge = false
+    /// The request body, read by `CurlCallbacks.read` (valid during the transfer only).
+    var upload: UnsafeRawBufferPointer?
+    var uploadOffset = 0
+    /// How many times the request went out (CURLOPT_PREREQFUNCTION runs once per send).
+    var sends = 0
 
     init(maxBytes: Int, checkContentLength: Bool, cancellation: CancellationFlag) {
         self.maxBytes = maxBytes
@@ -131,6 +136,26 @@ enum CurlCallbacks {
             return 0
         }
         return length
+    }
+
+    /// Hands out the body; it never rewinds (no CURLOPT_SEEKFUNCTION), which is what keeps
+    /// libcurl from sending it a second time.
+    static let read: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        buffer, size, count, userdata in
+        let state = CurlTransferState.from(userdata)
+        guard let upload = state.upload, let buffer else { return 0 }
+        let length = min(size * count, upload.count - state.uploadOffset)
+        guard length > 0 else { return 0 }
+        UnsafeMutableRawPointer(buffer).copyMemory(from: upload.baseAddress! + state.uploadOffset, byteCount: length)
+        state.uploadOffset += length
+        return length
+    }
+
+    static let prerequest: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?,
+                                           UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
+        userdata, _, _, _, _ in
+        CurlTransferState.from(userdata).sends += 1
+        return 0   // CURL_PREREQFUNC_OK
     }
 
     static let progress: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {

@@ -121,10 +121,23 @@ public final class HTTPClient: Sendable {
                     set(CURLOPT_NOBODY, 1)
                 default:
                     set(CURLOPT_POST, 1)
-                    set(CURLOPT_POSTFIELDS, bodyPointer.baseAddress)
+                    if configuration.rewindableBodies {
+                        set(CURLOPT_POSTFIELDS, bodyPointer.baseAddress)
+                    } else {
+                        // No seek function: libcurl cannot rewind a body it has sent, so its retry
+                        // on a new connection (after a reused one died without a reply) fails with
+                        // CURLE_SEND_FAIL_REWIND instead of sending the request a second time.
+                        state.upload = UnsafeRawBufferPointer(start: bodyPointer.baseAddress, count: request.body.count)
+                        check(enlog_curl_setopt_read_function(handle, CurlCallbacks.read))
+                        set(CURLOPT_READDATA, UnsafeRawPointer(state.opaque))
+                    }
                     check(enlog_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
                     if method != "POST" { set(CURLOPT_CUSTOMREQUEST, method) }
                 }
+                // Counts the times the request goes out (once per connection it is sent on).
+                check(enlog_curl_setopt_prereq_function(handle, CurlCallbacks.prerequest))
+                set(CURLOPT_PREREQDATA, UnsafeRawPointer(state.opaque))
+                set(CURLOPT_MAXAGE_CONN, max(1, Int(configuration.maxIdleReuse.components.seconds)))
 
                 check(enlog_curl_setopt_write_function(handle, CurlCallbacks.write))
                 set(CURLOPT_WRITEDATA, UnsafeRawPointer(state.opaque))
@@ -140,9 +153,14 @@ public final class HTTPClient: Sendable {
         }
 
         let message = String(cString: errorBuffer)
+        state.upload = nil
         if code != CURLE_OK {
             // Done with the handle's per-transfer pointers before it goes back to the pool.
-            return .failure(mapError(code, message: message, target: target, state: state))
+            let error = mapError(code, message: message, target: target, state: state)
+            // Sent once already: whatever the later attempt met (even a refused connection),
+            // the first copy may have been processed.
+            if state.sends > 1, error.meansNotSent { return .failure(.connectionLost) }
+            return .failure(error)
         }
         var status = 0
         _ = enlog_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -150,7 +168,7 @@ public final class HTTPClient: Sendable {
         _ = enlog_curl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &ipPointer)
         let ip = ipPointer.map { String(cString: $0) }
         return .success(HTTPResponse(status: status, headers: state.headers, body: state.body,
-                                     primaryIP: (ip?.isEmpty ?? true) ? nil : ip))
+                                     primaryIP: (ip?.isEmpty ?? true) ? nil : ip, resent: state.sends > 1))
     }
 
     static func mapError(_ code: CURLcode, message: String, target: HTTPTarget,
@@ -172,7 +190,7 @@ public final class HTTPClient: Sendable {
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE,
-             CURLE_HTTP2, CURLE_HTTP2_STREAM:
+             CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_FAIL_REWIND:
             return .connectionLost
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
@@ -187,4 +205,14 @@ public final class HTTPClient: Sendable {
 
     /// For tests: idle pooled handles and easy handles created so far.
     var poolStatistics: (idle: Int, created: Int) { pool.statistics }
+}
+
+extension HTTPError {
+    /// Failures that mean the request never left (nothing to resolve, name or TLS refused).
+    var meansNotSent: Bool {
+        switch self {
+        case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL: return true
+        case .timedOut, .connectionLost, .responseTooLarge, .cancelled, .other: return false
+        }
+    }
 }

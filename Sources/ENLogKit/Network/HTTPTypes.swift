@@ -21,12 +21,19 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// CURLINFO_PRIMARY_IP: the address actually connected to (nil when none is known).
     public var primaryIP: String?
+    /// The request went out more than once: libcurl sent it again on a new connection after
+    /// the reused one died without a reply byte. Only possible with
+    /// `HTTPConfiguration.rewindableBodies` or for a request whose body had not left yet; the
+    /// server may have processed both copies.
+    public var resent: Bool
 
-    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], primaryIP: String? = nil) {
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], primaryIP: String? = nil,
+                resent: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
         self.primaryIP = primaryIP
+        self.resent = resent
     }
 }
 
@@ -43,6 +50,15 @@ public struct HTTPConfiguration: Sendable {
     /// CURLOPT_CAINFO: a PEM bundle of CAs to trust instead of the system's (a private test or
     /// corporate CA). Verification stays on either way. nil: the system bundle.
     public var caFile: String?
+    /// CURLOPT_MAXAGE_CONN: a kept-alive connection idle longer than this is not reused (a new
+    /// one is opened), so that a request rarely meets a connection the server is closing.
+    public var maxIdleReuse: Duration
+    /// Whether libcurl may send a request body again on a new connection when a reused one
+    /// died before any reply byte (its default, CURLOPT_POSTFIELDS). False: bodies go through a
+    /// read callback that cannot rewind, so such a request fails with `connectionLost` instead
+    /// of silently going out twice (a duplicate `createNote`). True only to test the detection
+    /// of re-sends (`HTTPResponse.resent`).
+    public var rewindableBodies: Bool
 
     public static let defaultUserAgent = "enlog/\(ENLogVersion.current) (Linux)"
 
@@ -51,12 +67,16 @@ public struct HTTPConfiguration: Sendable {
                 userAgent: String = HTTPConfiguration.defaultUserAgent,
                 resolve: [String] = [],
                 maxResponseBytes: Int = 64 << 20,
-                caFile: String? = nil) {
+                caFile: String? = nil,
+                maxIdleReuse: Duration = .seconds(20),
+                rewindableBodies: Bool = false) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
         self.userAgent = userAgent
         self.resolve = resolve
         self.maxResponseBytes = maxResponseBytes
         self.caFile = caFile
+        self.maxIdleReuse = maxIdleReuse
+        self.rewindableBodies = rewindableBodies
     }
 }

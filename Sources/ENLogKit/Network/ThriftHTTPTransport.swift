@@ -91,12 +91,17 @@ public struct ThriftHTTPTransport: ThriftTransport {
     /// Called with `HTTPResponse.primaryIP` after each successful round trip (a Thrift reply
     /// came back), so a caller can remember the address that worked for when DNS does not.
     public let onConnected: (@Sendable (_ primaryIP: String) -> Void)?
+    /// Called when a reply came back to a request that went out twice (`HTTPResponse.resent`),
+    /// whatever the reply says: the service may have processed both copies.
+    public let onResent: (@Sendable () -> Void)?
 
     public init(url: String, client: HTTPClient = HTTPClient(),
-                onConnected: (@Sendable (_ primaryIP: String) -> Void)? = nil) {
+                onConnected: (@Sendable (_ primaryIP: String) -> Void)? = nil,
+                onResent: (@Sendable () -> Void)? = nil) {
         self.url = url
         self.client = client
         self.onConnected = onConnected
+        self.onResent = onResent
     }
 
     public func roundTrip(_ request: [UInt8]) async throws -> [UInt8] {
@@ -105,6 +110,7 @@ public struct ThriftHTTPTransport: ThriftTransport {
             headers: [(name: "Content-Type", value: "application/x-thrift"),
                       (name: "Accept", value: "application/x-thrift")],
             body: request))
+        if response.resent { onResent?() }
         guard response.status == 200 else {
             throw ThriftHTTPError.unexpectedStatus(status: response.status,
                                                    snippet: ThriftHTTPError.snippet(of: response.body))

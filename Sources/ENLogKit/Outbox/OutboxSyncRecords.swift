@@ -75,13 +75,98 @@ extension OutboxStore {
         }
     }
 
-    /// Flags (or clears) the exactly-once lookup for a note.
+    /// Ids of the notes whose `createNote` went out twice and whose copies were not counted yet
+    /// (`needsLookup` = 2): their lookup must find every copy, not just one.
+    public func notesSentTwice() async throws(OutboxError) -> Set<Int64> {
+        try await read { db in
+            Set(try Int64.fetchAll(db, sql: "SELECT noteId FROM syncNote WHERE needsLookup = 2"))
+        }
+    }
+
+    /// Flags a note for a lookup that finds every copy (its request went out twice).
+    public func setSentTwice(_ noteId: Int64) async throws(OutboxError) {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO syncNote (noteId, needsLookup) VALUES (?, 2)
+                ON CONFLICT(noteId) DO UPDATE SET needsLookup = 2
+                """, arguments: [noteId])
+        }
+    }
+
+    /// Flags (or clears) the exactly-once lookup for a note. Flagging keeps a `setSentTwice` flag.
     public func setNeedsLookup(_ noteId: Int64, _ value: Bool) async throws(OutboxError) {
         try await write { db in
             try db.execute(sql: """
                 INSERT INTO syncNote (noteId, needsLookup) VALUES (?, ?)
-                ON CONFLICT(noteId) DO UPDATE SET needsLookup = excluded.needsLookup
+                ON CONFLICT(noteId) DO UPDATE SET
+                    needsLookup = CASE WHEN excluded.needsLookup THEN MAX(needsLookup, 1) ELSE 0 END
                 """, arguments: [noteId, value])
+        }
+    }
+
+    /// What a `createNote` returned, recorded by `markSynced(_:now:)`.
+    public struct SyncedNote: Sendable, Equatable {
+        public var id: Int64
+        public var guid: String
+        public var usn: Int64?
+
+        public init(id: Int64, guid: String, usn: Int64?) {
+            self.id = id
+            self.guid = guid
+            self.usn = usn
+        }
+    }
+
+    /// pending or failed → sending for a batch of notes, in one transaction (one fsync), before
+    /// any of their requests goes out; counts an attempt for each. Returns the notes claimed, in
+    /// the order asked; a note dropped or changed since it was listed is left out.
+    public func markSending(batch ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [OutboxNote] {
+        try await write { db in
+            var claimed: [OutboxNote] = []
+            let update = try db.cachedStatement(sql: """
+                UPDATE note SET state = 'sending', attempts = attempts + 1, lastAttemptAt = ?, nextAttemptAt = NULL,
+                                updatedAt = ? WHERE id = ? AND state IN ('pending', 'failed')
+                """)
+            let fetch = try db.cachedStatement(sql: "SELECT * FROM note WHERE id = ?")
+            for id in ids {
+                try update.execute(arguments: [now, now, id])
+                guard db.changesCount == 1, let note = try OutboxNote.fetchOne(fetch, arguments: [id]) else { continue }
+                claimed.append(note)
+            }
+            return claimed
+        }
+    }
+
+    /// sending → synced for every note in `results`, in one transaction, clearing their
+    /// exactly-once lookup flags. A note no longer `sending` is left as it is.
+    public func markSynced(_ results: [SyncedNote], now: Date = Date()) async throws(OutboxError) {
+        guard !results.isEmpty else { return }
+        try await write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE note SET state = 'synced', guid = ?, usn = ?, lastError = NULL, nextAttemptAt = NULL, updatedAt = ?
+                WHERE id = ? AND state = 'sending'
+                """)
+            let clear = try db.cachedStatement(sql: "UPDATE syncNote SET needsLookup = 0 WHERE noteId = ? AND needsLookup")
+            for result in results {
+                try update.execute(arguments: [result.guid, result.usn, now, result.id])
+                try clear.execute(arguments: [result.id])
+            }
+        }
+    }
+
+    /// sending → back in the queue for notes a batch claimed but never sent (the run stopped
+    /// first): the attempt is not counted and no lookup is needed; a failed note is due at once.
+    public func releaseUnsent(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            // SQLite evaluates every SET expression on the row as it was.
+            let update = try db.cachedStatement(sql: """
+                UPDATE note SET attempts = MAX(attempts - 1, 0),
+                                state = CASE WHEN attempts > 1 THEN 'failed' ELSE 'pending' END,
+                                nextAttemptAt = CASE WHEN attempts > 1 THEN ? ELSE NULL END, updatedAt = ?
+                WHERE id = ? AND state = 'sending'
+                """)
+            for id in ids { try update.execute(arguments: [now, now, id]) }
         }
     }
 

@@ -11,9 +11,9 @@ import Synchronization
 public struct SyncEngine: Sendable {
     public static let applicationDataKey = "enlog.id"
 
-    /// Makes a NoteStore client. Called once per run (notebooks, lookups) and once per
-    /// `createNote`: each result must have its own `HTTPClient` (connection pool), so that a
-    /// `createNote` never goes out on a reused connection (see `SyncRun.upload`).
+    /// Makes the NoteStore client of a run (notebooks, lookups and every `createNote`, on one
+    /// kept-alive connection). The default clients cannot have libcurl re-send a request body,
+    /// and report any re-send to the run (`SyncRun.send`).
     public typealias ClientFactory = @Sendable (_ noteStoreURL: String, _ token: String) -> NoteStoreClient
 
     public static let defaultClientFactory: ClientFactory = { url, token in
@@ -21,10 +21,11 @@ public struct SyncEngine: Sendable {
     }
 
     /// Clients over `http` whose successful calls report their address to `connected`.
-    static func clientFactory(http: HTTPConfiguration, connected: ConnectedAddress) -> ClientFactory {
+    static func clientFactory(http: HTTPConfiguration, connected: ConnectedAddress, resends: ResendCount) -> ClientFactory {
         { url, token in
             NoteStoreClient(transport: ThriftHTTPTransport(url: url, client: HTTPClient(configuration: http),
-                                                           onConnected: { connected.record($0) }),
+                                                           onConnected: { connected.record($0) },
+                                                           onResent: { resends.record() }),
                             authenticationToken: token)
         }
     }
@@ -39,6 +40,8 @@ public struct SyncEngine: Sendable {
     let options: SyncOptions
     /// The address the run's NoteStore calls reached; remembered per host at the end of the run.
     let connected = ConnectedAddress()
+    /// Requests of the run's client that went out twice; `SyncRun.send` compares it around each `createNote`.
+    let resends = ResendCount()
     let rememberAddress: Bool
 
     /// - Parameters:
@@ -56,7 +59,7 @@ public struct SyncEngine: Sendable {
         self.outbox = outbox
         self.noteStoreURL = noteStoreURL
         self.token = token
-        self.makeClient = makeClient ?? Self.clientFactory(http: http, connected: connected)
+        self.makeClient = makeClient ?? Self.clientFactory(http: http, connected: connected, resends: resends)
         self.rememberAddress = rememberAddress && makeClient == nil
         self.placeLookup = placeLookup
         self.renderer = renderer
@@ -144,4 +147,12 @@ final class ConnectedAddress: Sendable {
 
     func record(_ ip: String) { value.withLock { $0 = ip } }
     var latest: String? { value.withLock { $0 } }
+}
+
+/// How many requests went out twice on a run's connections (`HTTPResponse.resent`).
+final class ResendCount: Sendable {
+    private let value = Mutex(0)
+
+    func record() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
 }

@@ -53,32 +53,86 @@ extension SyncRun {
         }
     }
 
-    /// The uploaded copy of `note`, if an earlier attempt created it.
+    /// The uploaded copy of `note`, if an earlier attempt created it. Should the service hold
+    /// more than one (a request that went out twice), the oldest is kept, the others are moved
+    /// to the trash, and the run says so as a warning: never a silent duplicate.
+    /// Only a note whose request went out twice (`sentTwice`) can have more than one copy: for
+    /// the others the search stops at the first.
     func findUploaded(_ note: OutboxNote, notebookGuid: EDAM.Guid?) async throws -> (guid: String, usn: Int64?)? {
+        let copies = try await findCopies(note, notebookGuid: notebookGuid, all: sentTwice.contains(note.id!))
+        guard let kept = copies.first else { return nil }
+        if copies.count > 1 {
+            let client = self.client
+            for extra in copies.dropFirst() {
+                _ = try await cancellation.cancellable { try await client.deleteNote(guid: extra.guid) }
+            }
+            summary.duplicatesRemoved += copies.count - 1
+            options.observer?(.warning("note \(note.id!) was on Evernote \(copies.count) times (a request sent twice): "
+                + "kept the oldest, \(kept.guid); moved \(copies.dropFirst().map(\.guid).joined(separator: ", ")) to the trash"))
+        }
+        return kept
+    }
+
+    /// Every active copy of `note` on the service, oldest (lowest update sequence number) first.
+    func findCopies(_ note: OutboxNote, notebookGuid: EDAM.Guid?, all: Bool) async throws -> [(guid: String, usn: Int64?)] {
         let created = SyncEngine.milliseconds(note.createdAt)
         var filter = EDAM.NoteFilter(order: 1, ascending: false, words: "applicationData:\(SyncEngine.applicationDataKey)",
                                      notebookGuid: notebookGuid)
         filter.inactive = false
         var spec = EDAM.NotesMetadataResultSpec(includeCreated: true)
         spec.includeUpdateSequenceNum = true
+        var copies: [(guid: String, usn: Int64?)] = []
         var offset: Int32 = 0
-        while true {
+        pages: while true {
             let client = self.client, start = offset, pageFilter = filter, pageSpec = spec
             let page = try await cancellation.cancellable {
                 try await client.findNotesMetadata(filter: pageFilter, offset: start, maxNotes: 100, resultSpec: pageSpec)
             }
             for meta in page.notes {
-                if let c = meta.created, c < created { return nil }   // newest first: past it
+                if let c = meta.created, c < created { break pages }   // newest first: past it
                 if let c = meta.created, c != created { continue }
                 do {
                     let value = try await client.getNoteApplicationDataEntry(guid: meta.guid, key: SyncEngine.applicationDataKey)
-                    if value == note.uid { return (meta.guid, meta.updateSequenceNum.map(Int64.init)) }
+                    if value == note.uid {
+                        copies.append((meta.guid, meta.updateSequenceNum.map(Int64.init)))
+                        if !all { break pages }
+                    }
                 } catch EvernoteError.notFound {
                     continue
                 }
             }
             offset += Int32(page.notes.count)
-            if page.notes.isEmpty || offset >= page.totalNotes { return nil }
+            if page.notes.isEmpty || offset >= page.totalNotes { break }
+        }
+        return copies.sorted { ($0.usn ?? .max) < ($1.usn ?? .max) }
+    }
+
+    /// A reply came back to a `createNote` that went out twice (`HTTPResponse.resent`): the
+    /// service may hold two copies. Looked up before anything else is sent; the duplicate, if
+    /// any, goes (`findUploaded`). When the lookup fails the note is flagged and failed, so the
+    /// next run looks it up again.
+    func settleResent(_ note: OutboxNote, notebookGuid: EDAM.Guid?, created: EDAM.Note) async throws -> OutboxStore.SyncedNote? {
+        let id = note.id!
+        options.observer?(.notice("note \(id): the request went out twice (the kept-alive connection died); looking it up"))
+        // Durable before the lookup: killed now, the next run still looks for every copy.
+        try await outbox.setSentTwice(id)
+        sentTwice.insert(id)
+        do {
+            let found = try await findUploaded(note, notebookGuid: notebookGuid)
+            let guid = found?.guid ?? created.guid!
+            needsLookup.remove(id)
+            sentTwice.remove(id)
+            summary.uploaded += 1
+            report(id, .uploaded, guid: guid)
+            consecutiveFailures = 0
+            return OutboxStore.SyncedNote(id: id, guid: guid, usn: found.map { $0.usn } ?? created.updateSequenceNum.map(Int64.init))
+        } catch let error as OutboxError {
+            throw error
+        } catch {
+            let kind: FailureKind
+            if case .cancelled = FailureKind.classify(error) { kind = .cancelled } else { kind = .ambiguous }
+            try await handleFailure(id, error: error, kind: kind)
+            return nil
         }
     }
 }

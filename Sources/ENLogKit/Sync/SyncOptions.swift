@@ -31,6 +31,10 @@ public struct SyncOptions: Sendable {
     public var maps: MapRenderer?
     /// Failed runs after which a note waiting for its map goes without it.
     public var mapAttempts = 3
+    /// Notes marked `sending` together in one transaction, their results recorded together
+    /// after the last one's request: two fsyncs per batch instead of two per note. A process
+    /// killed mid-batch leaves at most this many notes `sending`, each looked up by the next run.
+    public var batchSize = 32
 
     public init(maxNotes: Int? = nil, dryRun: Bool = false, maxAttempts: Int = 8, addressAttempts: Int = 3,
                 addressBudget: Duration = .seconds(3), addressLookupsPerRun: Int = 20,

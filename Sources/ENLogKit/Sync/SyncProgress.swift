@@ -41,6 +41,8 @@ public final class SyncProgressPrinter: Sendable {
                 redraw(&progress)
             case .notice(let text):
                 if verbose { emit("sync: \(text)", &progress) }
+            case .warning(let text):
+                emit("enlog: warning: \(text)", &progress)
             }
         }
     }

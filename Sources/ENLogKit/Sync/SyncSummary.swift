@@ -8,6 +8,8 @@ public enum SyncEvent: Sendable, Equatable {
     case note(id: Int64, action: SyncNoteAction, guid: String?)
     /// Something worth a line in verbose output (e.g. which address was used).
     case notice(String)
+    /// Something the user must hear of even without `-v` (a duplicate found and removed).
+    case warning(String)
 }
 
 public enum SyncNoteAction: String, Sendable, Codable {
@@ -43,6 +45,8 @@ public struct SyncSummary: Sendable, Codable, Equatable {
     public var failed = 0
     /// Of those, notes set aside (rejected by Evernote, or `maxAttempts` reached).
     public var parked = 0
+    /// Extra copies of a note found on Evernote (a request that went out twice), moved to the trash.
+    public var duplicatesRemoved = 0
     /// Deferred addresses filled in (or given up on) before upload.
     public var addressesResolved = 0
     /// Dry run: notes that would be sent.
