@@ -507,6 +507,10 @@ def note_json(account, note):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "enlog-edam-test/1"
+    # TCP_NODELAY, as services serving kept-alive connections set it: a reply is written as
+    # headers then body, and with Nagle on the body would wait for the client's delayed ACK
+    # (40 ms) on every request of a kept-alive connection.
+    disable_nagle_algorithm = True
 
     def setup(self):
         BaseHTTPRequestHandler.setup(self)
