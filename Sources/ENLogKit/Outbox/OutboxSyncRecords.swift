@@ -170,6 +170,35 @@ extension OutboxStore {
         }
     }
 
+    /// The resources of several notes in one read, by note id (each note's in stored order):
+    /// one query per batch instead of one per note.
+    public func resources(ofNotes ids: [Int64]) async throws(OutboxError) -> [Int64: [NoteResource]] {
+        guard !ids.isEmpty else { return [:] }
+        return try await read { db in
+            let rows = try NoteResource.filter(ids.contains(NoteResource.Columns.noteId)).order(Column("id")).fetchAll(db)
+            return Dictionary(grouping: rows, by: \.noteId)
+        }
+    }
+
+    /// Gives up on the address of queued notes in one transaction: they go as rendered at log
+    /// time (`addressPending` cleared; title and content unchanged). Returns the ids released;
+    /// a note dropped or sent meanwhile is left out.
+    public func releaseWithoutAddress(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [Int64] {
+        guard !ids.isEmpty else { return [] }
+        return try await write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE note SET addressPending = 0, updatedAt = ?
+                WHERE id = ? AND addressPending AND state IN ('pending', 'failed', 'parked')
+                """)
+            var released: [Int64] = []
+            for id in ids {
+                try update.execute(arguments: [now, id])
+                if db.changesCount == 1 { released.append(id) }
+            }
+            return released
+        }
+    }
+
     /// Counts one more failed address lookup for the note; returns the new count, or nil when
     /// the note is gone (dropped meanwhile).
     public func recordAddressFailure(_ noteId: Int64) async throws(OutboxError) -> Int? {

@@ -10,6 +10,19 @@ extension SyncRun {
     func resolveDeferredAddresses() async throws {
         let rows = try await outbox.notesWaitingForAddress(limit: options.maxNotes ?? 1000)
         var lookups = 0, consecutiveLookupFailures = 0
+        // Notes going without their address, released together in one transaction at the end.
+        var release: [Int64] = []
+        do {
+            try await lookUp(rows, release: &release, lookups: &lookups, consecutiveLookupFailures: &consecutiveLookupFailures)
+        } catch {
+            summary.addressesResolved += try await outbox.releaseWithoutAddress(release, now: engine.clock()).count
+            throw error
+        }
+        summary.addressesResolved += try await outbox.releaseWithoutAddress(release, now: engine.clock()).count
+    }
+
+    private func lookUp(_ rows: [(note: OutboxNote, fix: FixRecord?)], release: inout [Int64],
+                        lookups: inout Int, consecutiveLookupFailures: inout Int) async throws {
         for (note, record) in rows {
             if cancellation.isCancelled { throw Stop(reason: .cancelled) }
             let id = note.id!
@@ -40,20 +53,7 @@ extension SyncRun {
                 continue   // lookup budget for this run used up: try in a later run
             }
             // Give up on the address: upload the note as rendered at log time.
-            if try await releaseWithoutAddress(note) { summary.addressesResolved += 1 }
-        }
-    }
-
-    /// Gives up on a note's address: it goes as rendered at log time. False when the note is
-    /// gone (dropped meanwhile).
-    func releaseWithoutAddress(_ note: OutboxNote) async throws -> Bool {
-        do {
-            try await outbox.resolveAddress(note.id!, placeName: note.placeName, title: note.title,
-                                            content: note.content, now: engine.clock())
-            return true
-        } catch {
-            if case .noteNotFound = error { return false }
-            throw error
+            release.append(id)
         }
     }
 }

@@ -73,6 +73,9 @@ final class SyncRun {
     func uploadDue() async throws {
         var attempted: Set<Int64> = []
         let budget = options.maxNotes ?? Int.max
+        // Batches grow 1, 2, 4 … up to `batchSize`: the first notes of a run go at once, and a
+        // run killed early leaves few notes to look up.
+        var size = 1
         while true {
             let left = budget - attempted.count
             if left <= 0 {
@@ -86,7 +89,8 @@ final class SyncRun {
             var start = due.startIndex
             while start < due.endIndex {
                 if cancellation.isCancelled { throw Stop(reason: .cancelled) }
-                let end = due.index(start, offsetBy: max(1, options.batchSize), limitedBy: due.endIndex) ?? due.endIndex
+                let end = due.index(start, offsetBy: size, limitedBy: due.endIndex) ?? due.endIndex
+                size = min(size * 2, max(1, options.batchSize))
                 let batch = Array(due[start..<end])
                 attempted.formUnion(batch.map { $0.id! })
                 try await uploadBatch(batch)
@@ -119,13 +123,16 @@ final class SyncRun {
             let gone = Set(ready.map { $0.note.id! }).subtracting(claimed.map { $0.id! })
             for id in gone.sorted() { options.observer?(.notice("note \(id) skipped: dropped or changed while this sync ran")) }
         }
+        let resources = try await outbox.resources(ofNotes: claimed.map { $0.id! })
         var results: [OutboxStore.SyncedNote] = []
         var sent = 0
         do {
             for note in claimed {
                 if cancellation.isCancelled { throw Stop(reason: .cancelled) }
                 sent += 1
-                if let result = try await send(note, notebookGuid: notebooks[note.id!] ?? nil) { results.append(result) }
+                if let result = try await send(note, notebookGuid: notebooks[note.id!] ?? nil, resources: resources[note.id!] ?? []) {
+                    results.append(result)
+                }
             }
         } catch {
             // Whatever stops the run: what went through is recorded, what never left goes back.
@@ -180,12 +187,11 @@ final class SyncRun {
     /// reply still come back to a request that went out twice, the note is looked up before
     /// anything else (`settleResent`). Returns what to record, or nil when the note failed
     /// (already recorded) or was settled here.
-    func send(_ sending: OutboxNote, notebookGuid: EDAM.Guid?) async throws -> OutboxStore.SyncedNote? {
+    func send(_ sending: OutboxNote, notebookGuid: EDAM.Guid?, resources: [NoteResource]) async throws -> OutboxStore.SyncedNote? {
         let id = sending.id!
         let resendsBefore = engine.resends.count
         do {
-            let edam = try await SyncEngine.edamNote(for: sending, notebookGuid: notebookGuid,
-                                                     resources: try await outbox.resources(of: id))
+            let edam = try SyncEngine.edamNote(for: sending, notebookGuid: notebookGuid, resources: resources)
             let client = self.client
             let created = try await cancellation.cancellable { try await client.createNote(edam) }
             guard let guid = created.guid else { throw EvernoteError.missingResult(method: "createNote") }
