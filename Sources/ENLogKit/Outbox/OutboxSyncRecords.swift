@@ -199,6 +199,30 @@ extension OutboxStore {
         }
     }
 
+    /// `dueNotes` after the note `afterId` (nil: from the start): the sync engine's cursor, so
+    /// that a long run reads each due note once instead of re-reading the ones it has done.
+    public func dueNotes(now: Date = Date(), limit: Int, account: String? = nil, afterId: Int64?) async throws(OutboxError) -> [OutboxNote] {
+        try await read { db in
+            func request(_ state: OutboxNote.State) -> QueryInterfaceRequest<OutboxNote> {
+                let due = Self.dueRequest(state: state, now: now, limit: limit, account: account)
+                return afterId.map { due.filter(OutboxNote.Columns.id > $0) } ?? due
+            }
+            let pending = try request(.pending).fetchAll(db)
+            let failed = try request(.failed).fetchAll(db)
+            return Array((pending + failed).sorted { $0.id! < $1.id! }.prefix(limit))
+        }
+    }
+
+    /// Ids of the queued notes waiting for their address, oldest first (`notesWaitingForAddress`
+    /// without reading the notes and their fixes, for a sync that has no lookup to make).
+    public func idsWaitingForAddress(limit: Int) async throws(OutboxError) -> [Int64] {
+        try await read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT id FROM note WHERE addressPending AND state IN ('pending', 'failed') ORDER BY id LIMIT ?
+                """, arguments: [limit])
+        }
+    }
+
     /// Counts one more failed address lookup for the note; returns the new count, or nil when
     /// the note is gone (dropped meanwhile).
     public func recordAddressFailure(_ noteId: Int64) async throws(OutboxError) -> Int? {

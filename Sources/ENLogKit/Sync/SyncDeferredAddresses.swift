@@ -8,6 +8,12 @@ extension SyncRun {
     /// once per run), or with no lookup configured, the note is released as queued — its
     /// coordinates and map link, no address — rather than held forever.
     func resolveDeferredAddresses() async throws {
+        guard engine.placeLookup != nil, engine.renderer != nil else {
+            // No lookup to make: every waiting note goes as rendered at log time, in one transaction.
+            let ids = try await outbox.idsWaitingForAddress(limit: options.maxNotes ?? 1000)
+            summary.addressesResolved += try await outbox.releaseWithoutAddress(ids, now: engine.clock()).count
+            return
+        }
         let rows = try await outbox.notesWaitingForAddress(limit: options.maxNotes ?? 1000)
         var lookups = 0, consecutiveLookupFailures = 0
         // Notes going without their address, released together in one transaction at the end.

@@ -76,15 +76,20 @@ final class SyncRun {
         // Batches grow 1, 2, 4 … up to `batchSize`: the first notes of a run go at once, and a
         // run killed early leaves few notes to look up.
         var size = 1
+        var cursor: Int64?
         while true {
             let left = budget - attempted.count
             if left <= 0 {
                 if try await !outbox.dueNotes(now: engine.clock(), limit: 1, account: engine.options.account).isEmpty { throw Stop(reason: .maxNotes) }
                 return
             }
-            let due = try await outbox.dueNotes(now: engine.clock(), limit: min(left, 100) + attempted.count, account: engine.options.account)
+            // Oldest first, after the last note listed: a failed note whose retry falls due
+            // during the run waits for the next run, like one failed in this run.
+            let due = try await outbox.dueNotes(now: engine.clock(), limit: min(left, 100), account: engine.options.account,
+                                                afterId: cursor)
                 .filter { !attempted.contains($0.id!) }
                 .prefix(left)
+            cursor = due.last?.id ?? cursor
             if due.isEmpty { return }
             var start = due.startIndex
             while start < due.endIndex {
