@@ -80,18 +80,18 @@ final class TileDiskCache: Sendable {
         guard !keys.isEmpty else { return [:] }
         return use("read") { pool in
             try pool.write { db in
+                // One statement for the whole map, not one per tile.
+                let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
                 var found: [String: CachedTile] = [:]
-                for key in keys {
-                    guard let row = try Row.fetchOne(db, sql: "SELECT body, etag, lastModified, expiresAt FROM tile WHERE key = ?",
-                                                     arguments: [key]) else { continue }
+                for row in try Row.fetchAll(db, sql: "SELECT key, body, etag, lastModified, expiresAt FROM tile WHERE key IN (\(marks))",
+                                            arguments: StatementArguments(keys)) {
                     let body: Data = row["body"]
-                    found[key] = CachedTile(body: [UInt8](body), etag: row["etag"], lastModified: row["lastModified"],
-                                            expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
+                    found[row["key"]] = CachedTile(body: [UInt8](body), etag: row["etag"], lastModified: row["lastModified"],
+                                                   expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
                 }
                 if !found.isEmpty {
-                    let marks = Array(repeating: "?", count: found.count).joined(separator: ",")
                     try db.execute(sql: "UPDATE tile SET lastUsedAt = ? WHERE key IN (\(marks))",
-                                   arguments: StatementArguments([now.timeIntervalSince1970] + Array(found.keys)))
+                                   arguments: StatementArguments([now.timeIntervalSince1970] + keys))
                 }
                 return found
             }
