@@ -146,18 +146,20 @@ final class MapCanvas {
 
     deinit { cairo_destroy(context) }
 
-    /// Paints an image with its top-left corner at (x, y), scaled to `size` square pixels.
-    func paint(_ tile: CairoImage, x: Int, y: Int, size: Int) {
-        cairo_save(context)
-        cairo_translate(context, Double(x), Double(y))
-        cairo_rectangle(context, 0, 0, Double(size), Double(size))
-        cairo_clip(context)
-        if tile.width != size || tile.height != size {
-            cairo_scale(context, Double(size) / Double(tile.width), Double(size) / Double(tile.height))
+    /// Paints a decoded image with its top-left corner at (x, y), scaled to `size` square pixels.
+    func paint(_ tile: DecodedImage, x: Int, y: Int, size: Int) {
+        tile.withSurface { surface in
+            cairo_save(context)
+            cairo_translate(context, Double(x), Double(y))
+            cairo_rectangle(context, 0, 0, Double(size), Double(size))
+            cairo_clip(context)
+            if tile.width != size || tile.height != size {
+                cairo_scale(context, Double(size) / Double(tile.width), Double(size) / Double(tile.height))
+            }
+            cairo_set_source_surface(context, surface, 0, 0)
+            cairo_paint(context)
+            cairo_restore(context)
         }
-        cairo_set_source_surface(context, tile.surface, 0, 0)
-        cairo_paint(context)
-        cairo_restore(context)
     }
 
     /// The circle of horizontal accuracy: translucent blue, as map apps show it.
@@ -182,40 +184,12 @@ final class MapCanvas {
         cairo_stroke(context)
     }
 
-    /// The licence's attribution, bottom right on a white band, as OSM's own maps show it.
-    func drawAttribution(_ text: String) {
-        if let face = Self.attributionFontFace() {
-            cairo_set_font_face(context, face)
-        } else {
-            cairo_select_font_face(context, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
-        }
-        cairo_set_font_size(context, 11)
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(context, text, &extents)
-        let padding = 3.0
-        let boxWidth = extents.x_advance + 2 * padding, boxHeight = 11 + 2 * padding
-        let right = Double(image.width), bottom = Double(image.height)
-        cairo_new_path(context)
-        cairo_rectangle(context, right - boxWidth, bottom - boxHeight, boxWidth, boxHeight)
-        cairo_set_source_rgba(context, 1, 1, 1, 0.75)
-        cairo_fill(context)
-        cairo_move_to(context, right - boxWidth + padding, bottom - padding - 2)
-        cairo_set_source_rgb(context, 0.2, 0.2, 0.2)
-        cairo_show_text(context, text)
-    }
-
-    /// DejaVu Sans (Debian fonts-dejavu-core; the second path is Fedora's), what fontconfig
-    /// picks for "sans-serif" on Debian anyway. Loaded from its file by FreeType, the text skips
-    /// fontconfig's start-up, ~5 ms of every process that drew a map. Without it, cairo's
-    /// "sans-serif" through fontconfig, as before.
-    static let fontFiles = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                            "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf"]
-
-    static func attributionFontFace() -> OpaquePointer? {
-        let paths = fontFiles.map { strdup($0) }
-        defer { paths.forEach { free($0) } }
-        return paths.map { UnsafePointer($0) }.withUnsafeBufferPointer {
-            enlog_font_face_from_files($0.baseAddress, Int32($0.count))
+    /// The licence's attribution, bottom right, as OSM's own maps show it.
+    func drawAttribution(_ strip: AttributionStrip) {
+        strip.image.withSurface { surface in
+            cairo_set_source_surface(context, surface, Double(image.width - strip.image.width),
+                                     Double(image.height - strip.image.height))
+            cairo_paint(context)
         }
     }
 

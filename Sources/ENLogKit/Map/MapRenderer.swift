@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// A rendered map: a PNG ready to become an Evernote resource.
 public struct MapImage: Sendable, Equatable {
@@ -47,6 +48,8 @@ public struct MapImage: Sendable, Equatable {
 public final class MapRenderer: Sendable {
     public let settings: MapSettings
     let fetcher: TileFetcher
+    /// The attribution strip once this process has it (drawn, or read from the disk cache).
+    private let attribution = Mutex<AttributionStrip?>(nil)
 
     /// - Parameter warn: told, once, when the disk cache cannot be used (maps still work).
     public init(settings: MapSettings, warn: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -101,7 +104,9 @@ public final class MapRenderer: Sendable {
             // Beyond the image's diagonal the circle's edge is not in the picture anyway.
             radius = max(1, min(pixels, Double(layout.width + layout.height)).rounded())
         }
+        let attributionKey = AttributionStrip.cacheKey(MapSettings.attribution)
         let key = RenderedMapKey.make(layout: layout, markerX: markerX, markerY: markerY, accuracyRadius: radius,
+                                      attribution: attributionKey,
                                       bodies: layout.placements.map { placement in
                                           bodies[tileURL(placement.tile)] ?? []
                                       })
@@ -114,7 +119,7 @@ public final class MapRenderer: Sendable {
         let canvas = try paintedCanvas(layout, bodies: bodies)
         if let radius { canvas.drawAccuracy(x: markerX, y: markerY, radius: radius) }
         canvas.drawMarker(x: markerX, y: markerY)
-        canvas.drawAttribution(MapSettings.attribution)
+        try await drawAttribution(on: canvas, key: attributionKey, statistics: &statistics)
         let png = try canvas.encoded()
         await fetcher.storeRenderedMap(key, png)
         return MapImage(png: png, width: layout.width, height: layout.height,
@@ -130,21 +135,44 @@ public final class MapRenderer: Sendable {
 
     /// A canvas with the layout's tiles painted in: what every tiled map draws on.
     func paintedCanvas(_ layout: MapLayout, bodies: [String: [UInt8]]) throws(MapError) -> MapCanvas {
+        var decoded: [TileID: Result<DecodedImage, CairoPNG.DecodeFailure>] = [:]
+        for tile in layout.tiles { decoded[tile] = CairoPNG.decodePixels(bodies[tileURL(tile)] ?? []) }
         let canvas = try MapCanvas(width: layout.width, height: layout.height)
-        var decoded: [TileID: CairoImage] = [:]
         for placement in layout.placements {
-            let tile = placement.tile
-            if decoded[tile] == nil {
-                let url = tileURL(tile)
-                switch CairoPNG.decode(bodies[url] ?? []) {
-                case .success(let image): decoded[tile] = image
-                case .failure(let failure):
-                    throw .notAnImage(host: HTTPURLPolicy.describe(url), detail: "tile \(tile): \(failure.detail)")
-                }
+            switch decoded[placement.tile] {
+            case .success(let image):
+                canvas.paint(image, x: placement.originX, y: placement.originY, size: WebMercator.tileSize)
+            case .failure(let failure):
+                throw .notAnImage(host: HTTPURLPolicy.describe(tileURL(placement.tile)), detail: "tile \(placement.tile): \(failure.detail)")
+            case nil:
+                throw .rendering("tile \(placement.tile) was not decoded")
             }
-            canvas.paint(decoded[tile]!, x: placement.originX, y: placement.originY, size: WebMercator.tileSize)
         }
         return canvas
+    }
+
+    /// The licence's attribution composited on `canvas` (see `attributionStrip`).
+    func drawAttribution(on canvas: MapCanvas, key: String? = AttributionStrip.cacheKey(MapSettings.attribution),
+                         statistics: inout TileStatistics) async throws(MapError) {
+        let attribution = try await attributionStrip(key: key)
+        statistics.attributionFromCache = !attribution.drawn
+        canvas.drawAttribution(attribution.strip)
+    }
+
+    /// The attribution's pixels: from this process, else from the disk cache under `key`, else
+    /// drawn (FreeType) and stored there for the next process.
+    private func attributionStrip(key: String?) async throws(MapError) -> (strip: AttributionStrip, drawn: Bool) {
+        if let strip = attribution.withLock({ $0 }) { return (strip, false) }
+        let strip: AttributionStrip, drawn: Bool
+        if let key, let stored = await fetcher.attributionStrip(key) {
+            (strip, drawn) = (stored, false)
+        } else {
+            let made = try AttributionStrip.draw(MapSettings.attribution)
+            (strip, drawn) = (made.strip, true)
+            if let key, made.fromFontFile { await fetcher.storeAttributionStrip(key, strip) }
+        }
+        attribution.withLock { $0 = strip }
+        return (strip, drawn)
     }
 
     /// The keyed service's own picture (its marker and attribution included), downloaded and
@@ -191,15 +219,18 @@ public final class MapRenderer: Sendable {
 
 /// The disk cache's name for a finished map: everything its pixels depend on. The tiles enter
 /// by the SHA-256 of their bytes, so a tile revalidated into new bytes gives a new key and the
-/// old picture is never served again (it ages out of the cache). Bump `version` whenever the
-/// drawing changes (colours, marker, attribution, encoder settings).
+/// old picture is never served again (it ages out of the cache); so does the attribution strip's
+/// key (its text, drawing and font file). Bump `version` whenever the drawing changes (colours,
+/// marker, encoder settings).
 enum RenderedMapKey {
-    static let version = 1
+    /// 2: the attribution composited as a strip.
+    static let version = 2
 
     static func make(layout: MapLayout, markerX: Double, markerY: Double, accuracyRadius: Double?,
-                     bodies: [[UInt8]]) -> String {
+                     attribution: String?, bodies: [[UInt8]]) -> String {
         var text = "enlog-map \(version) \(layout.width)x\(layout.height) z\(layout.zoom) marker \(markerX),\(markerY) "
-            + "radius \(accuracyRadius.map { "\($0)" } ?? "-") \(MapSettings.attribution) level \(CairoPNG.zlibLevel)\n"
+            + "radius \(accuracyRadius.map { "\($0)" } ?? "-") \(MapSettings.attribution) \(attribution ?? "fontconfig") "
+            + "level \(CairoPNG.zlibLevel)\n"
         for (placement, body) in zip(layout.placements, bodies) {
             text += "\(placement.tile) at \(placement.originX),\(placement.originY) \(HexText.lowercase(SHA256.hash(data: body)))\n"
         }

@@ -68,7 +68,7 @@ extension MapRenderer {
             canvas.drawRoute(points)
             canvas.drawStart(x: points[0].x, y: points[0].y)
             canvas.drawMarker(x: points[points.count - 1].x, y: points[points.count - 1].y)
-            canvas.drawAttribution(MapSettings.attribution)
+            try await self.drawAttribution(on: canvas, statistics: &statistics)
             return MapImage(png: try canvas.encoded(), width: layout.width, height: layout.height,
                             latitude: last.latitude, longitude: last.longitude, statistics: statistics)
         }

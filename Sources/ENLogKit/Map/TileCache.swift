@@ -146,6 +146,37 @@ final class TileDiskCache: Sendable {
         }
     }
 
+    /// The attribution strip stored under `key` (see `AttributionStrip.cacheKey`), marked as used
+    /// now; nil when there is none or what is stored does not have the size it claims.
+    func attributionStrip(_ key: String, now: Date) -> AttributionStrip? {
+        use("read") { pool in
+            try pool.write { db -> AttributionStrip? in
+                guard let row = try Row.fetchOne(db, sql: "SELECT width, height, hasAlpha, pixels FROM strip WHERE key = ?",
+                                                 arguments: [key]) else { return nil }
+                try db.execute(sql: "UPDATE strip SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
+                let width: Int = row["width"], height: Int = row["height"], pixels: Data = row["pixels"]
+                guard (1...CairoPNG.maximumSide).contains(width), (1...CairoPNG.maximumSide).contains(height),
+                      pixels.count == width * height * 4 else { return nil }
+                return AttributionStrip(image: DecodedImage(width: width, height: height, hasAlpha: row["hasAlpha"],
+                                                            pixels: [UInt8](pixels)))
+            }
+        } ?? nil
+    }
+
+    func storeAttributionStrip(_ key: String, _ strip: AttributionStrip, now: Date) {
+        _ = use("write") { pool in
+            try pool.write { db in
+                let image = strip.image
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO strip (key, width, height, hasAlpha, pixels, size, lastUsedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [key, image.width, image.height, image.hasAlpha, Data(image.pixels),
+                                     image.pixels.count, now.timeIntervalSince1970])
+                try self.evict(db)
+            }
+        }
+    }
+
     /// For tests and `enlog map`: stored tiles and their bytes (nil when the cache is off).
     func statistics() -> (tiles: Int, bytes: Int)? {
         use("read") { pool in
@@ -158,14 +189,17 @@ final class TileDiskCache: Sendable {
 
     var isOff: Bool { state.withLock { if case .off = $0 { return true } else { return false } } }
 
-    /// Tiles and finished maps share the bound: the least recently used of either go first.
+    /// Tiles, finished maps and strips share the bound: the least recently used of any go first.
     private func evict(_ db: Database) throws {
-        var excess = try Int(Double.fetchOne(db, sql: "SELECT (SELECT total(size) FROM tile) + (SELECT total(size) FROM map)") ?? 0) - maxBytes
+        var excess = try Int(Double.fetchOne(db, sql: """
+            SELECT (SELECT total(size) FROM tile) + (SELECT total(size) FROM map) + (SELECT total(size) FROM strip)
+            """) ?? 0) - maxBytes
         guard excess > 0 else { return }
         var victims: [(table: String, key: String)] = []
         let rows = try Row.fetchCursor(db, sql: """
             SELECT 'tile' AS source, key, size, lastUsedAt, rowid AS n FROM tile
             UNION ALL SELECT 'map', key, size, lastUsedAt, rowid FROM map
+            UNION ALL SELECT 'strip', key, size, lastUsedAt, rowid FROM strip
             ORDER BY lastUsedAt, n
             """)
         while excess > 0, let row = try rows.next() {
@@ -173,7 +207,7 @@ final class TileDiskCache: Sendable {
             excess -= row["size"] as Int
         }
         for victim in victims {
-            // The table name comes from the query's own two literals above.
+            // The table name comes from the query's own literals above.
             try db.execute(sql: "DELETE FROM \(victim.table) WHERE key = ?", arguments: [victim.key])
         }
     }
@@ -245,6 +279,14 @@ final class TileDiskCache: Sendable {
                 CREATE TABLE IF NOT EXISTS map (
                     key TEXT PRIMARY KEY NOT NULL,   -- RenderedMapKey: layout, drawing and the tiles' SHA-256s
                     png BLOB NOT NULL,
+                    size INTEGER NOT NULL,
+                    lastUsedAt DOUBLE NOT NULL);
+                CREATE TABLE IF NOT EXISTS strip (
+                    key TEXT PRIMARY KEY NOT NULL,   -- AttributionStrip.cacheKey: drawing, text and font file
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    hasAlpha BOOLEAN NOT NULL,
+                    pixels BLOB NOT NULL,            -- cairo's 32-bit words, this machine's byte order
                     size INTEGER NOT NULL,
                     lastUsedAt DOUBLE NOT NULL);
                 """)

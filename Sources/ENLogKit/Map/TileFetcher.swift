@@ -13,6 +13,9 @@ public struct TileStatistics: Sendable, Equatable {
     /// The finished map came from the disk cache: its tiles' bytes, layout and drawing were
     /// those of a map made before, so nothing was decoded, drawn or encoded.
     public var renderedFromCache = false
+    /// A picture drawn anew got the attribution's pixels from the disk cache (or from this
+    /// renderer's earlier map): FreeType was not started for it.
+    public var attributionFromCache = false
 
     public init() {}
 }
@@ -105,6 +108,17 @@ final class TileFetcher: Sendable {
     func storeRenderedMap(_ key: String, _ png: [UInt8]) async {
         let at = now()
         await onDisk { $0.storeRenderedMap(key, png, now: at) }
+    }
+
+    /// The attribution strip stored under `key` (nil without a disk cache or when none is stored).
+    func attributionStrip(_ key: String) async -> AttributionStrip? {
+        let at = now()
+        return await onDisk { $0.attributionStrip(key, now: at) } ?? nil
+    }
+
+    func storeAttributionStrip(_ key: String, _ strip: AttributionStrip) async {
+        let at = now()
+        await onDisk { $0.storeAttributionStrip(key, strip, now: at) }
     }
 
     /// SQLite may wait for another process's write (busy timeout): on a thread of its own, never

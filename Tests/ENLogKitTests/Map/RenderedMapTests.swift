@@ -68,7 +68,7 @@ final class RenderedMapTests: TileServerTestCase {
             let canvas = try MapCanvas(width: width, height: height)
             canvas.drawAccuracy(x: Double(width) / 2, y: Double(height) / 2, radius: Double(min(width, height)) / 3)
             canvas.drawMarker(x: Double(width) / 2 + 0.5, y: Double(height) / 2 + 0.5)
-            canvas.drawAttribution(MapSettings.attribution)
+            canvas.drawAttribution(try AttributionStrip.draw(MapSettings.attribution).strip)
             let ours = Data(try canvas.encoded())
             let cairos = Data(try CairoPNG.encodeWithCairo(canvas.image))
             XCTAssertNotEqual(ours, cairos, "two encoders, two files")
@@ -84,9 +84,10 @@ final class RenderedMapTests: TileServerTestCase {
 
     func testTheAttributionIsDrawnWithTheFontFileFromItsPackage() throws {
         // fonts-dejavu-core is in scripts/apt-packages.txt: without it maps fall back to fontconfig.
-        XCTAssertNotNil(MapCanvas.attributionFontFace(), "no font file among \(MapCanvas.fontFiles)")
+        XCTAssertNotNil(AttributionStrip.fontFace(), "no font file among \(AttributionStrip.fontFiles)")
+        XCTAssertTrue(try AttributionStrip.draw(MapSettings.attribution).fromFontFile)
         let canvas = try MapCanvas(width: 400, height: 100)
-        canvas.drawAttribution(MapSettings.attribution)
+        canvas.drawAttribution(try AttributionStrip.draw(MapSettings.attribution).strip)
         let image = try XCTUnwrap(try? CairoPNG.decode(try canvas.encoded()).get())
         // Dark text on the light band at the bottom right (the canvas is light grey elsewhere).
         cairo_surface_flush(image.surface)
