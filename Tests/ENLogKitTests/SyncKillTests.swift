@@ -34,7 +34,7 @@ final class SyncKillTests: XCTestCase {
         var final: [String: Any]?
     }
 
-    /// Runs `enlog sync`, SIGKILLed at seeded random moments for the first 60 runs, until one
+    /// Runs `enlog sync`, SIGKILLed at seeded points for the first 60 runs, until one
     /// reports nothing remaining.
     static func syncUntilDone(_ f: SyncFixture, environment: [String: String], seed: UInt64) async throws -> KillRuns {
         var rng = SeededGenerator(state: seed)
@@ -48,11 +48,24 @@ final class SyncKillTests: XCTestCase {
             let child = try ChildProcess(Subprocess.enlog, ["sync", "--json"],
                                          environment: environment.map { "\($0)=\($1)" }, captureOutput: false,
                                          errorsToTest: true, standardOutputFile: out)
-            // Kill at a random moment for the first runs; then let the last one finish.
-            let killAfter = result.runs <= 60 ? Int.random(in: 40...260, using: &rng) : nil
-            if let killAfter {
-                let deadline = ContinuousClock.now + .milliseconds(killAfter)
-                while child.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
+            // Kill at a seeded point for the first runs; then let the last one finish. The point
+            // is counted in the server's createNote calls, not in milliseconds, so a faster sync
+            // (or a slower, loaded machine) still gets killed mid-run: one run in four dies
+            // before its first createNote (start-up, lookups), the others after a seeded number
+            // of this run's createNote calls plus a few milliseconds, anywhere in the exchange.
+            if result.runs <= 60 {
+                let createsBefore = try await SyncKeepAliveTests.createNoteCount(f)
+                let target = Int.random(in: 0...12, using: &rng)
+                let extra = Int.random(in: 0...4_000, using: &rng)
+                if target < 3 {
+                    let deadline = ContinuousClock.now + .microseconds(extra * 5)
+                    while child.isRunning && ContinuousClock.now < deadline { usleep(500) }
+                } else {
+                    while child.isRunning, try await SyncKeepAliveTests.createNoteCount(f) - createsBefore < target - 2 {
+                        usleep(500)
+                    }
+                    usleep(useconds_t(extra))
+                }
                 if child.isRunning {
                     child.kill()
                     result.kills += 1
