@@ -35,6 +35,7 @@ struct Enlog: AsyncParsableCommand {
     /// about it, when there is something) and an exit code from `ExitStatus` (the table in README.md).
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
+        StandardInput.holdIfClosed()
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()

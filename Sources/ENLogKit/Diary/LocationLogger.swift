@@ -42,13 +42,17 @@ public struct LocationLogger: Sendable {
         self.lookupBudget = lookupBudget
     }
 
-    public func log(from source: any LocationSource) async throws -> Outcome {
-        try await log(try await source.currentFix(), historyFix: nil)
+    /// - Parameters:
+    ///   - message: the user's words, placed by the template and kept with the note.
+    ///   - attachments: files (`Attachments.load`) carried as resources of the note, stored with
+    ///     it; the note with all of them is checked against Evernote's limits before it is stored.
+    public func log(from source: any LocationSource, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
+        try await log(try await source.currentFix(), historyFix: nil, message: message, attachments: attachments)
     }
 
     /// - Parameter historyFix: the fix's row when it is in the history already (`enlog import
     ///   --notes`): the note is written on it instead of storing the fix again.
-    public func log(_ fix: Fix, historyFix: Int64?) async throws -> Outcome {
+    public func log(_ fix: Fix, historyFix: Int64?, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
         async let mapResult = makeMap(fix)
         var addressProblem: String?
         var place: Place?
@@ -72,11 +76,15 @@ public struct LocationLogger: Sendable {
         case nil:
             break
         }
+        // A file identical to the map is the map: one resource per hash in a note.
+        let files = attachments.filter { $0.hash != map?.md5 }
+        let entry = DiaryEntry(message: message, attachments: files)
         var draft: NoteDraft
-        (draft, addressProblem) = try render(fix, place, map: map.map(MapReference.init), addressProblem: addressProblem)
+        (draft, addressProblem) = try render(fix, place, map: map.map(MapReference.init), entry: entry, addressProblem: addressProblem)
         draft.account = account
-        if let map { draft.resources = [NoteResource(map: map)] }
+        draft.resources = (map.map { [NoteResource(map: $0)] } ?? []) + files
         draft.mapPending = mapPending
+        try Attachments.checkNote(content: draft.content, resources: draft.resources)
         let note = if let historyFix {
             try await outbox.enqueue(note: draft, onFix: historyFix)
         } else {
@@ -97,14 +105,14 @@ public struct LocationLogger: Sendable {
     /// The fix is the user's; the address is someone else's text. When the note renders without
     /// the address, the address was at fault: keep the note, its address pending. When it does
     /// not, the template is at fault, and that error is the one to report.
-    private func render(_ fix: Fix, _ place: Place?, map: MapReference?, addressProblem: String?) throws -> (NoteDraft, String?) {
-        guard let place else { return (try renderer.render(fix: fix, place: nil, map: map), addressProblem) }
-        let withAddress = Result { () throws(NoteError) -> NoteDraft in try renderer.render(fix: fix, place: place, map: map) }
+    private func render(_ fix: Fix, _ place: Place?, map: MapReference?, entry: DiaryEntry, addressProblem: String?) throws -> (NoteDraft, String?) {
+        guard let place else { return (try renderer.render(fix: fix, place: nil, map: map, entry: entry), addressProblem) }
+        let withAddress = Result { () throws(NoteError) -> NoteDraft in try renderer.render(fix: fix, place: place, map: map, entry: entry) }
         switch withAddress {
         case .success(let draft):
             return (draft, addressProblem)
         case .failure(let error):
-            let draft = try renderer.render(fix: fix, place: nil, map: map)
+            let draft = try renderer.render(fix: fix, place: nil, map: map, entry: entry)
             return (draft, "the geocoder's answer could not be put in the note: \(error.reason)")
         }
     }

@@ -6,6 +6,8 @@ public struct Fix: Sendable, Equatable, Codable {
         case gpsd, manual, nmea
         /// Imported from a GPX file (`enlog import`).
         case gpx
+        /// A photo's EXIF GPS tags (`enlog log --photo`).
+        case photo
     }
 
     public let latitude: Double

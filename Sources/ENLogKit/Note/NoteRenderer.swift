@@ -74,9 +74,11 @@ public struct NoteRenderer: Sendable {
         self.validator = validator
     }
 
-    /// - Parameter map: the map image the note carries, shown by `{{#map}}…{{hash}}…{{/map}}`.
+    /// - Parameters:
+    ///   - map: the map image the note carries, shown by `{{#map}}…{{hash}}…{{/map}}`.
+    ///   - entry: the user's words and files (`{{#message}}`, `{{#attachments}}`).
     public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased(),
-                       map: MapReference? = nil) throws(NoteError) -> NoteDraft {
+                       map: MapReference? = nil, entry: DiaryEntry = DiaryEntry()) throws(NoteError) -> NoteDraft {
         let place = place.map { Place(address: ENMLCharacters.cleaned($0.address), displayName: $0.displayName.map(ENMLCharacters.cleaned)) }
         for tag in style.tags where !Self.isEdgeTrimmedName(tag, maxLength: Self.tagLength) || tag.contains(",") {
             throw .invalidTitle("tag '\(tag)' must be 1 to 100 characters, without commas or leading/trailing spaces")
@@ -86,6 +88,7 @@ public struct NoteRenderer: Sendable {
         }
         var context = self.context(fix: fix, place: place)
         if let map { context["map"] = ["hash": map.hash, "width": map.width, "height": map.height] as [String: Any] }
+        context.merge(entry.templateValues) { $1 }
         let title = try Self.checkedTitle(template.title.render(context))
         let content = template.content.render(context)
         let report = validator.validate(content)
@@ -97,6 +100,7 @@ public struct NoteRenderer: Sendable {
                          subjectDate: fix.timestamp, source: Self.sourceApplication,
                          sourceApplication: Self.sourceApplication, addressPending: place == nil)
         draft.place = place
+        draft.message = entry.message
         return draft
     }
 
@@ -222,6 +226,7 @@ public struct NoteRenderer: Sendable {
         case .manual: return "entered by hand"
         case .nmea: return "NMEA log"
         case .gpx: return "GPX track"
+        case .photo: return "photo (EXIF GPS)"
         }
     }
 }

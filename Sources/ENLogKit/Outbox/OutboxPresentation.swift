@@ -59,6 +59,8 @@ public enum OutboxJSON {
 
     /// A resource as `queue show --json` lists it: everything but the bytes.
     struct ResourceSummary: Encodable {
+        /// "map" (made by enlog) or "attachment" (a file the user attached, photos included).
+        var kind: String
         var hash: String
         var mime: String
         var size: Int
@@ -69,6 +71,7 @@ public enum OutboxJSON {
         var longitude: Double?
 
         init(_ resource: NoteResource) {
+            kind = resource.userFile ? "attachment" : "map"
             hash = resource.hash
             mime = resource.mime
             size = resource.body.count
@@ -83,7 +86,7 @@ public enum OutboxJSON {
     /// `queue show`'s line per resource (on stderr, so the ENML on stdout still pipes to `validate`).
     public static func line(_ resource: NoteResource) -> String {
         let size = [resource.width, resource.height].compactMap { $0 }.map(String.init).joined(separator: "×")
-        return "resource \(resource.hash)\t\(resource.mime)\t\(size.isEmpty ? "-" : size)\t\(resource.body.count) bytes\t\(resource.fileName ?? "-")"
+        return "\(resource.userFile ? "attachment" : "resource") \(resource.hash)\t\(resource.mime)\t\(size.isEmpty ? "-" : size)\t\(resource.body.count) bytes\t\(resource.fileName ?? "-")"
     }
 
 

@@ -72,6 +72,8 @@ public struct NoteDraft: Sendable, Equatable {
     public var resources: [NoteResource] = []
     /// The map could not be made yet: sync makes it before upload.
     public var mapPending = false
+    /// The user's words (`log -m`), as given; kept so a re-rendered note keeps them.
+    public var message: String?
 
     public init(uid: String = UUID().uuidString.lowercased(), title: String, content: String,
                 notebookName: String? = nil, tags: [String] = [], placeName: String? = nil,

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// A file carried inside a note (its map image): a row of `resource`, stored in the same
-/// transaction as its note and deleted with it (ON DELETE CASCADE).
+/// A file carried inside a note (its map image, the files and photos the user attached): a row of
+/// `resource`, stored in the same transaction as its note and deleted with it (ON DELETE CASCADE).
 public struct NoteResource: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "resource"
 
@@ -17,9 +17,11 @@ public struct NoteResource: Codable, Sendable, Equatable, FetchableRecord, Mutab
     public var fileName: String?
     public var latitude: Double?
     public var longitude: Double?
+    /// A file the user attached (`--attach`, `--photo`), not one enlog made (the map).
+    public var userFile: Bool
 
     public init(noteId: Int64 = 0, hash: String, body: Data, mime: String, width: Int?, height: Int?,
-                fileName: String?, latitude: Double?, longitude: Double?) {
+                fileName: String?, latitude: Double?, longitude: Double?, userFile: Bool = false) {
         self.noteId = noteId
         self.hash = hash
         self.body = body
@@ -29,7 +31,11 @@ public struct NoteResource: Codable, Sendable, Equatable, FetchableRecord, Mutab
         self.fileName = fileName
         self.latitude = latitude
         self.longitude = longitude
+        self.userFile = userFile
     }
+
+    /// Evernote shows images inline; any other file the user attached is marked an attachment.
+    public var isAttachment: Bool { userFile && !mime.hasPrefix("image/") }
 
     /// The resource of a rendered map.
     public init(map: MapImage) {
@@ -108,7 +114,7 @@ extension OutboxStore {
 
     /// The map a note carries, as the renderer references it.
     public func mapReference(of noteId: Int64) async throws(OutboxError) -> MapReference? {
-        try await resources(of: noteId).first { $0.fileName == "map.png" }.map(MapReference.init)
+        try await resources(of: noteId).first { !$0.userFile && $0.fileName == "map.png" }.map(MapReference.init)
     }
 
     /// The note's pending map, if it is waiting for one.

@@ -106,6 +106,7 @@ enum OutboxSchema {
         }
         registerResourceMigration(&migrator)
         registerDigestMigration(&migrator)
+        registerDiaryMigration(&migrator)
         return migrator
     }
 

@@ -270,6 +270,9 @@ public struct OutboxStore: Sendable {
             resource.noteId = note.id!
             try resource.insert(db)
         }
+        if let message = draft.message {
+            try NoteMessage(noteId: note.id!, text: message).insert(db)
+        }
         if draft.mapPending {
             try PendingMap(noteId: note.id!, address: draft.place?.address, displayName: draft.place?.displayName,
                            attempts: 0, lastError: nil).insert(db)

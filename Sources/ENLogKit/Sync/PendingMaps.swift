@@ -25,7 +25,8 @@ extension SyncRun {
             do {
                 let fix = try record.fix()
                 let image = try await maps.render(fix)
-                let draft = try renderer.render(fix: fix, place: pending.place, uid: note.uid, map: MapReference(image))
+                let draft = try renderer.render(fix: fix, place: pending.place, uid: note.uid, map: MapReference(image),
+                                                entry: try await outbox.diaryEntry(of: id))
                 try await outbox.attachMap(id, resource: NoteResource(map: image), title: draft.title,
                                            content: draft.content, now: engine.clock())
                 summary.mapsMade += 1
@@ -110,6 +111,7 @@ extension SyncEngine {
             if resource.isAttachment { attributes.attachment = true }
             attributes.latitude = resource.latitude
             attributes.longitude = resource.longitude
+            if resource.userFile { attributes.attachment = resource.isAttachment }
             var edam = EDAM.Resource(data: EDAM.Data(bodyHash: MapImage.md5Bytes(body), size: Int32(body.count), body: body),
                                      mime: resource.mime, attributes: attributes)
             edam.width = resource.width.flatMap { Int16(exactly: $0) }

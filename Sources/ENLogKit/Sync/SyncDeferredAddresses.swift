@@ -38,7 +38,8 @@ extension SyncRun {
                 do {
                     let fix = try record.fix()
                     let place = try await withDeadline(options.addressBudget) { try await lookup.place(for: fix) }
-                    let draft = try renderer.render(fix: fix, place: place, uid: note.uid, map: try await outbox.mapReference(of: id))
+                    let draft = try renderer.render(fix: fix, place: place, uid: note.uid, map: try await outbox.mapReference(of: id),
+                                                    entry: try await outbox.diaryEntry(of: id))
                     try await outbox.rememberPlace(id, place)
                     try await outbox.resolveAddress(id, placeName: draft.placeName, title: draft.title,
                                                     content: draft.content, now: engine.clock())

@@ -15,6 +15,16 @@ struct Log: AsyncParsableCommand {
               enlog log --at -33.86,151.2         south or west: negative as it is
               enlog log --nmea drive.nmea         the last valid fix of an NMEA log
               enlog log --json --no-sync          print the note, do not upload
+              enlog log --photo IMG_2041.jpg -m "Lunch at the market"
+                                                  at the photo's EXIF GPS place, with the photo
+              enlog log -m "Tickets" --attach ticket.pdf --attach receipt.png
+              enlog log -e                        write the words in $VISUAL or $EDITOR
+
+            Words: each -m is a paragraph; --message-file adds a file's text (- reads \
+            standard input); -e opens the editor with what those gave. Files: --attach FILE \
+            (repeatable) carries a file in the note, its type read from its content. --photo takes \
+            the place (and time) from a photo's EXIF GPS tags and attaches the photo: one note per \
+            photo, or one note at the first photo's place with --one-note.
             """
     )
 
@@ -45,6 +55,25 @@ struct Log: AsyncParsableCommand {
     @Option(help: ArgumentHelp("'default' or a directory with title.mustache and content.mustache.", valueName: "template"))
     var template: String?
 
+    @Option(name: [.customShort("m"), .long],
+            help: ArgumentHelp("Words for the note; each -m is a paragraph (repeatable).", valueName: "text"))
+    var message: [String] = []
+
+    @Option(help: ArgumentHelp("Read the words from a file (- reads standard input).", valueName: "file"))
+    var messageFile: String?
+
+    @Flag(name: [.customShort("e"), .long], help: "Write the words in $VISUAL or $EDITOR (needs a terminal).")
+    var edit = false
+
+    @Option(help: ArgumentHelp("Carry this file in the note (repeatable); its type is read from its content.", valueName: "file"))
+    var attach: [String] = []
+
+    @Option(help: ArgumentHelp("Log where this photo was taken (EXIF GPS tags) and attach it (repeatable: a note per photo).", valueName: "file"))
+    var photo: [String] = []
+
+    @Flag(help: "With several --photo: one note at the first photo's place, carrying them all.")
+    var oneNote = false
+
     @Flag(help: "Print the stored note as JSON.")
     var json = false
 
@@ -52,7 +81,16 @@ struct Log: AsyncParsableCommand {
     var noSync = false
 
     func validate() throws {
-        if at != nil && nmea != nil { throw ValidationError("give --at or --nmea, not both") }
+        if [at != nil, nmea != nil, !photo.isEmpty].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --at, --nmea and --photo")
+        }
+        if oneNote && photo.isEmpty { throw ValidationError("--one-note goes with --photo") }
+        if messageFile == MessageInput.standardInputPath && nmea == NMEALogLocation.standardInputPath {
+            throw ValidationError("--message-file - and --nmea - cannot both read standard input")
+        }
+        if edit && messageFile == MessageInput.standardInputPath {
+            throw ValidationError("-e needs standard input for the editor: give --message-file a file, not -")
+        }
     }
 
     func run() async throws {
@@ -61,7 +99,17 @@ struct Log: AsyncParsableCommand {
             .maxAge: ("--max-age", maxAge), .minAccuracy: ("--min-accuracy", minAccuracy),
             .template: ("--template", template), .geocodingEnabled: ("--no-geocode", noGeocode ? "false" : nil),
         ])
-        let source: any LocationSource = try LocationChoice(at: at, nmea: nmea).source(config: config)
+        // Every input is read and checked before the location is taken and anything is stored.
+        let files = try Attachments.load(attach)
+        let sources: [(source: any LocationSource, files: [NoteResource])]
+        if photo.isEmpty {
+            sources = [(try LocationChoice(at: at, nmea: nmea).source(config: config), files)]
+        } else {
+            sources = try PhotoNote.plan(photos: photo, attachments: files, oneNote: oneNote,
+                                         maxAge: config.number(.maxAge), minAccuracy: config.number(.minAccuracy))
+                .map { ($0, $0.files) }
+        }
+        let words = try MessageInput(paragraphs: message, file: messageFile, edit: edit).read()
         let renderer = try NoteRenderer(config: config)
         let outbox = try global.openOutbox(config)
         let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
@@ -73,10 +121,16 @@ struct Log: AsyncParsableCommand {
                                     maps: MapRenderer(settings: MapSettings(config: config),
                                                       warn: { Terminal.standardError("enlog: warning: \($0)") }),
                                     mapBudget: MapSettings.logBudget(config: config))
-        let outcome = try await logger.log(from: source)
+        var outcomes: [LocationLogger.Outcome] = []
+        for (source, files) in sources {
+            outcomes.append(try await logger.log(from: source, message: words, attachments: files))
+        }
         if json {
-            Terminal.standardOutput(try OutboxJSON.encode(outcome.note, mapPending: outcome.mapPending))
-        } else {
+            Terminal.standardOutput(outcomes.count == 1
+                ? try OutboxJSON.encode(outcomes[0].note, mapPending: outcomes[0].mapPending)
+                : try OutboxJSON.encode(outcomes.map(\.note), mapsPending: Set(outcomes.filter(\.mapPending).map { $0.note.id! })))
+        }
+        for outcome in outcomes where !json {
             Terminal.standardOutput("logged note \(outcome.note.id!): \(outcome.note.title)")
             if let problem = outcome.addressProblem {
                 Terminal.standardError("enlog: note: no address yet (\(problem)); it is filled in before upload")
@@ -86,7 +140,7 @@ struct Log: AsyncParsableCommand {
                                                           : "enlog: note: no map (\(problem))")
             }
         }
-        if !noSync { await uploadOpportunistically(config: config, outbox: outbox, logged: outcome.note.id!) }
+        if !noSync, let last = outcomes.last { await uploadOpportunistically(config: config, outbox: outbox, logged: last.note.id!) }
     }
 
     /// After the note is stored and reported: if signed in and the network is there, upload a few

@@ -59,10 +59,11 @@ struct Queue: AsyncParsableCommand {
                   enlog queue show 3                      the ENML
                   enlog queue show 3 --json               state, metadata and ENML as JSON
                   enlog queue show 3 | enlog validate -   check it
-                  enlog queue show 3 --resource HASH > map.png   a resource (its map)
+                  enlog queue show 3 --resource HASH > map.png   a resource (its map, an attachment)
 
-                The note's resources are listed on stderr (hash, type, size, file name), or under \
-                "resources" with --json.
+                The note's resources are listed on stderr, one line each: "resource" (its map) or \
+                "attachment" (a file or photo you attached), hash, type, size in pixels, bytes, file \
+                name; with --json under "resources", each with its "kind".
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Note id (from `enlog queue list`).") var id: Int64
