@@ -5,7 +5,6 @@ public enum MessageError: ENLogError, Equatable {
     case unreadable(path: String, reason: String)
     /// `--message-file -` with standard input closed (`<&-`), not merely empty.
     case standardInputClosed
-    case notText(path: String, offset: Int, byte: UInt8)
     /// `-e` without `$VISUAL` or `$EDITOR`.
     case noEditor
     /// `-e` with standard input not a terminal: an editor would have no one to talk to.
@@ -21,8 +20,6 @@ public enum MessageError: ENLogError, Equatable {
             return "cannot read the message from \(path): \(reason)"
         case .standardInputClosed:
             return "cannot read the message from standard input: it is closed"
-        case .notText(let path, let offset, let byte):
-            return "the message in \(path) is not UTF-8 text (byte 0x\(String(format: "%02X", byte)) at offset \(offset))"
         case .noEditor:
             return "-e needs an editor: set VISUAL or EDITOR"
         case .noTerminal:
@@ -43,7 +40,7 @@ public enum MessageError: ENLogError, Equatable {
 
     public var category: ErrorCategory {
         switch self {
-        case .unreadable, .standardInputClosed, .notText: return .noInput
+        case .unreadable, .standardInputClosed: return .noInput
         case .noEditor, .noTerminal, .editorFailed, .emptyFromEditor: return .usage
         }
     }
@@ -77,35 +74,11 @@ public struct MessageInput: Sendable {
     }
 
     static func readFile(_ path: String) throws(MessageError) -> String {
-        let bytes: [UInt8]
-        if path == standardInputPath {
-            bytes = try readStandardInput()
-        } else {
-            do {
-                bytes = try FileBytes.read(path)
-            } catch {
-                throw .unreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
-            }
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            let offset = NoteTemplate.firstInvalidUTF8Offset(bytes)
-            throw .notText(path: path == standardInputPath ? "standard input" : path, offset: offset, byte: bytes[offset])
-        }
-        return text
-    }
-
-    private static func readStandardInput() throws(MessageError) -> [UInt8] {
-        if StandardInput.wasClosed { throw .standardInputClosed }
-        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EBADF { throw .standardInputClosed }
-                throw .unreadable(path: "standard input", reason: String(cString: strerror(errno)))
-            }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
+        if path == standardInputPath && StandardInput.wasClosed { throw .standardInputClosed }
+        do throws(FileBytes.ReadError) {
+            return path == standardInputPath ? try FileBytes.utf8Text(try FileBytes.readAll(STDIN_FILENO)) : try FileBytes.readText(path)
+        } catch {
+            throw .unreadable(path: path == standardInputPath ? "standard input" : path, reason: error.reason)
         }
     }
 }

@@ -98,33 +98,13 @@ public struct NoteTemplate: Sendable {
         func read(_ file: String) throws(NoteError) -> String {
             let path = nameOrDirectory + "/" + file
             guard FileManager.default.fileExists(atPath: path) else { throw .templateNotFound(path) }
-            let bytes: [UInt8]
             do {
-                bytes = try FileBytes.read(path)
+                return try FileBytes.readText(path)
             } catch {
-                throw .templateUnreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+                throw .templateUnreadable(path: path, reason: error.reason)
             }
-            // Decoding leniently would turn a Latin-1 "é" into U+FFFD in every note.
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                let offset = Self.firstInvalidUTF8Offset(bytes)
-                throw .templateUnreadable(path: path, reason: "not UTF-8 text (byte 0x\(String(format: "%02X", bytes[offset])) at offset \(offset); save it as UTF-8)")
-            }
-            return text
         }
         return try NoteTemplate(name: nameOrDirectory, title: try read("title.mustache"), content: try read("content.mustache"))
-    }
-
-    /// Where UTF-8 decoding of `bytes` first fails (the start of the first bad sequence).
-    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var offset = 0
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): offset += UTF8.width(scalar)
-            case .emptyInput, .error: return min(offset, max(bytes.count - 1, 0))
-            }
-        }
     }
 }
 

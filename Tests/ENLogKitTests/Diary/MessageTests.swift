@@ -53,7 +53,7 @@ final class MessageTests: XCTestCase {
         try Data([0x63, 0x61, 0x66, 0xE9]).write(to: URL(fileURLWithPath: latin1))
         let notText = try home.run("log", "--at", "1,2", "--no-sync", "--message-file", latin1)
         XCTAssertEqual(notText.status, ExitStatusCode.noInput.rawValue, notText.standardError)
-        XCTAssertTrue(notText.standardError.contains("not UTF-8 text (byte 0xE9 at offset 3)"), notText.standardError)
+        XCTAssertTrue(notText.standardError.contains("latin1.txt: not UTF-8 text (byte 0xE9 at offset 3"), notText.standardError)
 
         let missing = try home.run("log", "--at", "1,2", "--no-sync", "--message-file", home.directory.path("none.txt"))
         XCTAssertEqual(missing.status, ExitStatusCode.noInput.rawValue, missing.standardError)

@@ -13,14 +13,7 @@ final class SyncDiaryTests: XCTestCase {
     override func setUp() async throws {
         tiles = try TileTestServer()
         evernote = try PythonServer(script: "evernote_server.py", arguments: ["--token", SyncCommandTests.token])
-        home = try EnlogHome()
-        home.extraEnvironment = ["ENLOG_MAP_STYLE": "tiles", "ENLOG_MAP_TILE_URL": tiles.tileURL,
-                                 "ENLOG_GEOCODING_ENABLED": "false", "XDG_CACHE_HOME": home.directory.path("cache"),
-                                 "ENLOG_GEOCODING_CONTACT": "sync-diary-test@example.org"]
-        var signingIn = home!
-        signingIn.extraEnvironment["ENLOG_TOKEN"] = SyncCommandTests.token
-        let result = try signingIn.run("auth", "token", "--service", "custom", "--host", evernote.baseURL)
-        XCTAssertEqual(result.status, 0, result.standardError)
+        home = try EnlogHome.withMaps(from: tiles, signedInTo: evernote, contact: "sync-diary-test@example.org")
     }
 
     override func tearDown() async throws {
