@@ -6,7 +6,7 @@ struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Log where you are: a fix becomes a validated ENML note in the outbox.",
         discussion: """
-            The location comes from gpsd unless --at or --nmea says otherwise. The note is stored \
+            The location comes from gpsd unless --at, --nmea or --photo says otherwise. The note is stored \
             even offline; the address is filled in before upload when it cannot be looked up now.
 
             Examples:
@@ -16,7 +16,7 @@ struct Log: AsyncParsableCommand {
               enlog log --nmea drive.nmea         the last valid fix of an NMEA log
               enlog log --json --no-sync          print the note, do not upload
               enlog log --photo IMG_2041.jpg -m "Lunch at the market"
-                                                  at the photo's EXIF GPS place, with the photo
+                                                  at the photo's place, with the photo
               enlog log -m "Tickets" --attach ticket.pdf --attach receipt.png
               enlog log -e                        write the words in $VISUAL or $EDITOR
 
@@ -43,7 +43,7 @@ struct Log: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for a usable gpsd fix (default 30).", valueName: "seconds"))
     var timeout: String?
 
-    @Option(help: ArgumentHelp("Oldest acceptable gpsd fix, seconds (default 15).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Oldest acceptable gpsd fix, seconds (default 15); for --photo, at the photo's time.", valueName: "seconds"))
     var maxAge: String?
 
     @Option(help: ArgumentHelp("Worst acceptable horizontal accuracy, metres (default 10).", valueName: "metres"))

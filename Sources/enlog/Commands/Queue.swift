@@ -59,7 +59,7 @@ struct Queue: AsyncParsableCommand {
                   enlog queue show 3                      the ENML
                   enlog queue show 3 --json               state, metadata and ENML as JSON
                   enlog queue show 3 | enlog validate -   check it
-                  enlog queue show 3 --resource HASH > map.png   a resource (its map, an attachment)
+                  enlog queue show 3 --resource HASH > x.pdf   a map or attachment
 
                 The note's resources are listed on stderr, one line each: "resource" (its map) or \
                 "attachment" (a file or photo you attached), hash, type, size in pixels, bytes, file \
