@@ -22,9 +22,18 @@ public enum FileType {
                 guard let text = magic_buffer(handle, buffer.baseAddress, buffer.count) else { return nil }
                 return String(cString: text)
             }
-            guard let answer, answer.contains("/") else { return unknown }
+            guard let answer, isEDAMMime(answer) else { return unknown }
             return answer
         }
+    }
+
+    /// EDAM_MIME_REGEX (`^[A-Za-z]+/[A-Za-z0-9._+-]+$`) and EDAM_MIME_LEN_MAX: Evernote refuses a
+    /// resource whose type breaks them, so libmagic's rarer answers become `unknown`.
+    static func isEDAMMime(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard text.utf8.count <= 255, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+        return parts[0].unicodeScalars.allSatisfy { $0.isASCII && $0.properties.isAlphabetic }
+            && parts[1].unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._+-".unicodeScalars.contains($0)) }
     }
 
     /// The loaded database, kept for the life of the process (never closed: it is needed until exit).

@@ -35,6 +35,10 @@ final class AttachmentTests: XCTestCase {
         let text = try directory.file("words.jpg", contents: "plain words, not a picture\n")
         XCTAssertEqual(try Attachments.load(text.path).mime, "text/plain")
         XCTAssertNil(try Attachments.load(text.path).width)
+        for (mime, fits) in [("application/vnd.ms-excel", true), ("text/x-c++", true), ("image/svg+xml", true),
+                             ("application/x-empty data", false), ("text", false), ("a/b/c", false), ("x/é", false)] {
+            XCTAssertEqual(FileType.isEDAMMime(mime), fits, mime)
+        }
     }
 
     func testAttachedFilesAreResourcesOfTheNoteAndQueueShowListsThem() throws {

@@ -102,6 +102,29 @@ final class PhotoLocationTests: XCTestCase {
         XCTAssertEqual(try home.counts().notes, 3)
     }
 
+    /// Without GPSHPositioningError the DOP gives the accuracy (× 19 m, as gpsd counts HDOP);
+    /// without a GPS time the photo's own time (with its offset) is the fix's.
+    func testDOPAndThePhotosOwnTimeStandInForWhatIsMissing() throws {
+        let photo = try TestFiles.photo(home.directory.path("dop.jpg"), tags: [
+            "GPSLatitude=12.5", "GPSLatitudeRef=N", "GPSLongitude=45.25", "GPSLongitudeRef=W", "GPSDOP=2.5",
+            "DateTimeOriginal=2026:11:20 08:30:00", "OffsetTimeOriginal=-05:00"])
+        let result = try home.run("log", "--photo", photo, "--min-accuracy", "50", "--no-sync")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let fix = try XCTUnwrap(try home.history().last)
+        XCTAssertEqual(fix["horizontalAccuracy"] as? Double, 47.5)
+        XCTAssertEqual(fix["timestamp"] as? String, "2026-11-20T13:30:00Z")
+        XCTAssertEqual(fix["longitude"] as? Double, -45.25)
+
+        // Neither a GPS time nor an offset to make the camera's clock a moment: no fix time, no note.
+        let timeless = try TestFiles.photo(home.directory.path("timeless.jpg"), tags: [
+            "GPSLatitude=12.5", "GPSLatitudeRef=N", "GPSLongitude=45.25", "GPSLongitudeRef=W",
+            "DateTimeOriginal=2026:11:20 08:30:00"])
+        let refused = try home.run("log", "--photo", timeless, "--no-sync")
+        XCTAssertEqual(refused.status, ExitStatusCode.badLocation.rawValue, refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("no time"), refused.standardError)
+        XCTAssertEqual(try home.counts().notes, 1)
+    }
+
     func testSeveralPhotosMakeOneNoteEachOrOneNoteAtTheFirstPlace() throws {
         let first = try TestFiles.photo(home.directory.path("a.jpg"), tags: TestFiles.gpsTags(latitude: 35.1, longitude: 139.1, utc: "2026:11:20 03:00:00"))
         let second = try TestFiles.photo(home.directory.path("b.jpg"), tags: TestFiles.gpsTags(latitude: 35.2, longitude: 139.2, utc: "2026:11:20 04:00:00"), width: 80)
