@@ -108,6 +108,28 @@ final class SyncDiaryTests: XCTestCase {
         let resources = try Self.assertResourcesAgree(notes[0])
         XCTAssertEqual(Set(resources.keys), ["ticket.pdf", "map.png"])
     }
+
+    /// An address looked up at sync re-renders the note too: words, file and map stay.
+    func testANoteWhoseAddressIsFilledInAtSyncKeepsItsWordsAndFiles() async throws {
+        let geocoder = try NominatimTestServer()
+        defer { geocoder.stop() }
+        let pdf = try TestFiles.image(home.directory.path("ticket.pdf"), format: "PDF")
+        let log = try home.run("log", "--at", "35.681236,139.767125", "--no-geocode", "-m", "At the station",
+                               "--attach", pdf, "--no-sync")
+        XCTAssertEqual(log.status, 0, log.standardError)
+        var geocoding = home!
+        geocoding.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "true"
+        geocoding.extraEnvironment["ENLOG_GEOCODING_URL"] = geocoder.baseURL
+        let sync = try geocoding.run("sync")
+        XCTAssertEqual(sync.status, 0, sync.standardError)
+        let notes = try await serverNotes()
+        XCTAssertEqual(notes.count, 1)
+        let content = notes[0]["content"] as? String ?? ""
+        XCTAssertTrue(content.contains("Tokyo, Chiyoda, Marunouchi"), content)
+        XCTAssertTrue(content.contains("<div>At the station</div>"), content)
+        let resources = try Self.assertResourcesAgree(notes[0])
+        XCTAssertEqual(Set(resources.keys), ["ticket.pdf", "map.png"])
+    }
 }
 
 extension SyncKillTests {
