@@ -89,6 +89,10 @@ final class AttachmentTests: XCTestCase {
             (empty, .usage, "cannot attach \(empty): the file is empty"),
             (huge, .usage, "cannot attach \(huge): it is 26214401 bytes, Evernote takes at most 26214400 per file (EDAM_RESOURCE_SIZE_MAX_FREE)"),
         ]
+        // A FIFO could block or never end: not a file to attach, for root too.
+        let fifo = directory.path("pipe.pdf")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        cases.append((fifo, .noInput, "cannot attach \(fifo): not a regular file"))
         if getuid() != 0 {   // root reads anything
             cases.append((unreadable, .noInput, "cannot attach \(unreadable): Permission denied"))
         }
