@@ -59,7 +59,8 @@ public enum OutboxJSON {
 
     /// A resource as `queue show --json` lists it: everything but the bytes.
     struct ResourceSummary: Encodable {
-        /// "map" (made by enlog) or "attachment" (a file the user attached, photos included).
+        /// "attachment" (a file the user attached, photos included) or "enlog" (made by enlog: the
+        /// map, a digest's track).
         var kind: String
         var hash: String
         var mime: String
@@ -71,7 +72,7 @@ public enum OutboxJSON {
         var longitude: Double?
 
         init(_ resource: NoteResource) {
-            kind = resource.userFile ? "attachment" : "map"
+            kind = resource.userFile ? "attachment" : "enlog"
             hash = resource.hash
             mime = resource.mime
             size = resource.body.count

@@ -34,9 +34,6 @@ public struct NoteResource: Codable, Sendable, Equatable, FetchableRecord, Mutab
         self.userFile = userFile
     }
 
-    /// Evernote shows images inline; any other file the user attached is marked an attachment.
-    public var isAttachment: Bool { userFile && !mime.hasPrefix("image/") }
-
     /// The resource of a rendered map.
     public init(map: MapImage) {
         self.init(hash: map.md5, body: map.png, mime: MapImage.mimeType, width: map.width, height: map.height,
@@ -44,7 +41,7 @@ public struct NoteResource: Codable, Sendable, Equatable, FetchableRecord, Mutab
     }
 
     /// Shown as an attached file rather than inline (EDAM `ResourceAttributes.attachment`):
-    /// everything but pictures, e.g. a digest's GPX track.
+    /// everything but pictures, e.g. a digest's GPX track or a PDF given to `log --attach`.
     public var isAttachment: Bool { !mime.hasPrefix("image/") }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

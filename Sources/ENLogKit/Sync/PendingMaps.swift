@@ -111,7 +111,6 @@ extension SyncEngine {
             if resource.isAttachment { attributes.attachment = true }
             attributes.latitude = resource.latitude
             attributes.longitude = resource.longitude
-            if resource.userFile { attributes.attachment = resource.isAttachment }
             var edam = EDAM.Resource(data: EDAM.Data(bodyHash: MapImage.md5Bytes(body), size: Int32(body.count), body: body),
                                      mime: resource.mime, attributes: attributes)
             edam.width = resource.width.flatMap { Int16(exactly: $0) }

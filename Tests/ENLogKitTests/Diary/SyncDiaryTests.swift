@@ -72,8 +72,8 @@ final class SyncDiaryTests: XCTestCase {
         let resources = try Self.assertResourcesAgree(note)
         XCTAssertEqual(Set(resources.keys), ["IMG_2041.jpg", "menu.png", "receipt.pdf", "ticket.pdf", "map.png"])
         let expected: [String: (mime: String, size: [Int]?, attachment: Bool?)] = [
-            "IMG_2041.jpg": ("image/jpeg", [160, 120], false), "menu.png": ("image/png", [40, 30], false),
-            "receipt.pdf": ("application/pdf", nil, true), "ticket.pdf": ("image/png", [20, 10], false),
+            "IMG_2041.jpg": ("image/jpeg", [160, 120], nil), "menu.png": ("image/png", [40, 30], nil),
+            "receipt.pdf": ("application/pdf", nil, true), "ticket.pdf": ("image/png", [20, 10], nil),
             "map.png": ("image/png", [600, 400], nil),
         ]
         for (name, want) in expected {
