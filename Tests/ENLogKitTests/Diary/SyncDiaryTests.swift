@@ -133,15 +133,16 @@ final class SyncDiaryTests: XCTestCase {
 }
 
 extension SyncKillTests {
-    /// 30 notes each carrying a photo and a PDF; `enlog sync` SIGKILLed at seeded moments until
+    /// 60 notes each carrying a photo and a PDF (sizes like the map kill test's, so a sync lasts
+    /// long enough to be killed inside it); `enlog sync` SIGKILLed at seeded moments until
     /// done: each note once on the server, with exactly one copy of each of its files.
     func testKilledSyncsUploadEachAttachmentExactlyOnce() async throws {
         let f = try SyncFixture()
         let scratch = try TemporaryDirectory()
         let pdf = try Attachments.load(try TestFiles.image(scratch.path("ticket.pdf"), format: "PDF"))
         var expected: [String: Set<String>] = [:]
-        for i in 0..<30 {
-            let path = try TestFiles.image(scratch.path("photo\(i).jpg"), format: "JPEG", width: 40 + i, height: 30)
+        for i in 0..<60 {
+            let path = try TestFiles.image(scratch.path("photo\(i).jpg"), format: "JPEG", width: 600 + i, height: 400)
             let photo = try Attachments.load(path)
             let fix = try Fix(latitude: 48.85 + Double(i) * 0.001, longitude: 2.35, timestamp: Date(), source: .photo)
             var draft = try NoteRenderer().render(fix: fix, place: nil, entry: DiaryEntry(message: "note \(i)", attachments: [photo, pdf]))
@@ -152,7 +153,7 @@ extension SyncKillTests {
         let environment = try Self.signedIn(f).merging(["ENLOG_MAP_STYLE": "none"]) { $1 }
         let runs = try await Self.syncUntilDone(f, environment: environment, seed: 0xD1A2_2026)
         let notes = try await f.serverNotes()
-        XCTAssertEqual(notes.count, 30)
+        XCTAssertEqual(notes.count, 60)
         let uids = try await f.serverUIDs()
         XCTAssertEqual(Set(uids), Set(expected.keys), "each note once")
         for note in notes {
@@ -162,7 +163,7 @@ extension SyncKillTests {
             XCTAssertTrue(expected.values.contains(hashes), "\(hashes)")
         }
         let synced = try await f.outbox.counts()[.synced]
-        XCTAssertEqual(synced, 30)
+        XCTAssertEqual(synced, 60)
         XCTAssertGreaterThan(runs.kills, 0)
     }
 }
