@@ -5,25 +5,8 @@ import XCTest
 /// Diary notes through `enlog sync` to the official Evernote SDK's server classes: the photo,
 /// the attached files, the words and the map arrive in one note, each resource once, its body's
 /// MD5 equal to its bodyHash and to an `en-media` hash.
-final class SyncDiaryTests: XCTestCase {
-    var tiles: TileTestServer!
-    var evernote: PythonServer!
-    var home: EnlogHome!
-
-    override func setUp() async throws {
-        tiles = try TileTestServer()
-        evernote = try PythonServer(script: "evernote_server.py", arguments: ["--token", SyncCommandTests.token])
-        home = try EnlogHome.withMaps(from: tiles, signedInTo: evernote, contact: "sync-diary-test@example.org")
-    }
-
-    override func tearDown() async throws {
-        tiles?.stop()
-        evernote?.stop()
-    }
-
-    func serverNotes() async throws -> [[String: Any]] {
-        try await fetchJSON(evernote.baseURL + "/_test/notes") as? [[String: Any]] ?? []
-    }
+final class SyncDiaryTests: TilesAndEvernoteTestCase {
+    override class var contact: String { "sync-diary-test@example.org" }
 
     /// Every resource as the SDK decoded it: body MD5 = bodyHash = an en-media hash of the
     /// content with the same type; returns them by file name.

@@ -131,3 +131,30 @@ extension EnlogHome {
         return home
     }
 }
+
+/// A test case with its own tile server and Evernote test server, and a home signed in to the
+/// one that draws maps from the other: the set-up of every test that syncs notes carrying maps.
+class TilesAndEvernoteTestCase: XCTestCase {
+    var tiles: TileTestServer!
+    var evernote: PythonServer!
+    var home: EnlogHome!
+
+    /// The contact the tile requests carry (the User-Agent names it), one per suite.
+    class var contact: String { "enlog-test@example.org" }
+
+    override func setUp() async throws {
+        tiles = try TileTestServer()
+        evernote = try PythonServer(script: "evernote_server.py", arguments: ["--token", SyncCommandTests.token])
+        home = try EnlogHome.withMaps(from: tiles, signedInTo: evernote, contact: Self.contact)
+    }
+
+    override func tearDown() async throws {
+        tiles?.stop()
+        evernote?.stop()
+    }
+
+    /// The notes the Evernote test server holds, as its SDK classes decoded them.
+    func serverNotes() async throws -> [[String: Any]] {
+        try await fetchJSON(evernote.baseURL + "/_test/notes") as? [[String: Any]] ?? []
+    }
+}

@@ -4,25 +4,8 @@ import XCTest
 
 /// Notes with maps through `enlog sync` to the official Evernote SDK's server classes, which
 /// decode the uploaded note: the map arrives as a resource whose body, hash and size agree.
-final class SyncMapTests: XCTestCase {
-    var tiles: TileTestServer!
-    var evernote: PythonServer!
-    var home: EnlogHome!
-
-    override func setUp() async throws {
-        tiles = try TileTestServer()
-        evernote = try PythonServer(script: "evernote_server.py", arguments: ["--token", SyncCommandTests.token])
-        home = try EnlogHome.withMaps(from: tiles, signedInTo: evernote, contact: "sync-map-test@example.org")
-    }
-
-    override func tearDown() async throws {
-        tiles?.stop()
-        evernote?.stop()
-    }
-
-    func serverNotes() async throws -> [[String: Any]] {
-        try await fetchJSON(evernote.baseURL + "/_test/notes") as? [[String: Any]] ?? []
-    }
+final class SyncMapTests: TilesAndEvernoteTestCase {
+    override class var contact: String { "sync-map-test@example.org" }
 
     /// Checks one uploaded note's map as the SDK decoded it; returns the PNG.
     @discardableResult

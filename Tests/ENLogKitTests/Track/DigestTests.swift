@@ -4,24 +4,15 @@ import XCTest
 
 /// `enlog digest`: one note for a day, with its GPX track and its route map, uploaded to the test
 /// Evernote server and decoded there by the official SDK's classes.
-final class DigestTests: XCTestCase {
-    var tiles: TileTestServer!
-    var evernote: PythonServer!
-    var home: EnlogHome!
+final class DigestTests: TilesAndEvernoteTestCase {
+    override class var contact: String { "digest-test@example.org" }
     /// 2026-11-22 08:00 in Europe/Berlin (UTC+1).
     static let morning = Date(timeIntervalSince1970: 1_795_330_800)
 
     override func setUp() async throws {
-        tiles = try TileTestServer()
-        evernote = try PythonServer(script: "evernote_server.py", arguments: ["--token", SyncCommandTests.token])
-        home = try EnlogHome.withMaps(from: tiles, signedInTo: evernote, contact: "digest-test@example.org")
+        try await super.setUp()
         // The process runs in UTC; the day is Berlin's.
         try home.writeConfig("[note]\ntime_zone = \"Europe/Berlin\"\n")
-    }
-
-    override func tearDown() async throws {
-        tiles?.stop()
-        evernote?.stop()
     }
 
     /// A day: a drive with stops (notes where watch would write them), plus one fix a minute
