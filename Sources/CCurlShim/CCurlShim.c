@@ -9,9 +9,6 @@ CURLcode enlog_curl_setopt_pointer(CURL *handle, CURLoption option, const void *
 CURLcode enlog_curl_setopt_write_function(CURL *handle, size_t (*callback)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
 }
-CURLcode enlog_curl_setopt_read_function(CURL *handle, size_t (*callback)(char *, size_t, size_t, void *)) {
-    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
-}
 CURLcode enlog_curl_setopt_header_function(CURL *handle, size_t (*callback)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }

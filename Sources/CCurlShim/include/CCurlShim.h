@@ -7,7 +7,6 @@
 CURLcode enlog_curl_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode enlog_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value);
 CURLcode enlog_curl_setopt_write_function(CURL *handle, size_t (*callback)(char *, size_t, size_t, void *));
-CURLcode enlog_curl_setopt_read_function(CURL *handle, size_t (*callback)(char *, size_t, size_t, void *));
 CURLcode enlog_curl_setopt_header_function(CURL *handle, size_t (*callback)(char *, size_t, size_t, void *));
 CURLcode enlog_curl_setopt_xferinfo_function(CURL *handle,
     int (*callback)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));

@@ -81,11 +81,13 @@ final class CurlTransferState {
     var body: [UInt8] = []
     var headers: [String: String] = [:]
     var tooLarge = false
-    /// The request body, read by `CurlCallbacks.read` (valid during the transfer only).
-    var upload: UnsafeRawBufferPointer?
-    var uploadOffset = 0
     /// How many times the request went out (CURLOPT_PREREQFUNCTION runs once per send).
     var sends = 0
+    /// A request with a body goes out at most once: the pre-request callback aborts a second send.
+    var refusesResend = false
+    /// The pre-request callback aborted a second send (the transfer fails; the first copy may
+    /// have been processed).
+    var refusedResend = false
 
     init(maxBytes: Int, checkContentLength: Bool, cancellation: CancellationFlag) {
         self.maxBytes = maxBytes
@@ -138,23 +140,18 @@ enum CurlCallbacks {
         return length
     }
 
-    /// Hands out the body; it never rewinds (no CURLOPT_SEEKFUNCTION), which is what keeps
-    /// libcurl from sending it a second time.
-    static let read: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-        buffer, size, count, userdata in
-        let state = CurlTransferState.from(userdata)
-        guard let upload = state.upload, let buffer else { return 0 }
-        let length = min(size * count, upload.count - state.uploadOffset)
-        guard length > 0 else { return 0 }
-        UnsafeMutableRawPointer(buffer).copyMemory(from: upload.baseAddress! + state.uploadOffset, byteCount: length)
-        state.uploadOffset += length
-        return length
-    }
-
     static let prerequest: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?,
                                            UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
         userdata, _, _, _, _ in
-        CurlTransferState.from(userdata).sends += 1
+        let state = CurlTransferState.from(userdata)
+        state.sends += 1
+        // libcurl is about to send the request on a new connection after the one it was sent on
+        // died without a reply byte (it does so for a reused connection, body rewound). The
+        // server may hold the first copy: abort rather than send a duplicate createNote.
+        if state.sends > 1, state.refusesResend {
+            state.refusedResend = true
+            return 1   // CURL_PREREQFUNC_ABORT: the transfer fails with CURLE_ABORTED_BY_CALLBACK
+        }
         return 0   // CURL_PREREQFUNC_OK
     }
 

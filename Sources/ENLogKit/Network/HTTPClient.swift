@@ -121,16 +121,12 @@ public final class HTTPClient: Sendable {
                     set(CURLOPT_NOBODY, 1)
                 default:
                     set(CURLOPT_POST, 1)
-                    if configuration.rewindableBodies {
-                        set(CURLOPT_POSTFIELDS, bodyPointer.baseAddress)
-                    } else {
-                        // No seek function: libcurl cannot rewind a body it has sent, so its retry
-                        // on a new connection (after a reused one died without a reply) fails with
-                        // CURLE_SEND_FAIL_REWIND instead of sending the request a second time.
-                        state.upload = UnsafeRawBufferPointer(start: bodyPointer.baseAddress, count: request.body.count)
-                        check(enlog_curl_setopt_read_function(handle, CurlCallbacks.read))
-                        set(CURLOPT_READDATA, UnsafeRawPointer(state.opaque))
-                    }
+                    // The body from memory: libcurl writes a small one (< 64 KiB) with the headers
+                    // in one send(). It could rewind it and send it again on a new connection after
+                    // a reused one died without a reply; unless `rewindableBodies`, the
+                    // pre-request callback refuses that second send (see `CurlCallbacks.prerequest`).
+                    state.refusesResend = !configuration.rewindableBodies
+                    set(CURLOPT_POSTFIELDS, bodyPointer.baseAddress)
                     check(enlog_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
                     if method != "POST" { set(CURLOPT_CUSTOMREQUEST, method) }
                 }
@@ -153,9 +149,10 @@ public final class HTTPClient: Sendable {
         }
 
         let message = String(cString: errorBuffer)
-        state.upload = nil
         if code != CURLE_OK {
-            // Done with the handle's per-transfer pointers before it goes back to the pool.
+            // The body went out once and libcurl was about to send it again: whatever became of
+            // the first copy is unknown, as when a connection dies after a request.
+            if state.refusedResend { return .failure(.connectionLost) }
             let error = mapError(code, message: message, target: target, state: state)
             // Sent once already: whatever the later attempt met (even a refused connection),
             // the first copy may have been processed.

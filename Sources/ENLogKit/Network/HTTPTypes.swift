@@ -23,8 +23,8 @@ public struct HTTPResponse: Sendable {
     public var primaryIP: String?
     /// The request went out more than once: libcurl sent it again on a new connection after
     /// the reused one died without a reply byte. Only possible with
-    /// `HTTPConfiguration.rewindableBodies` or for a request whose body had not left yet; the
-    /// server may have processed both copies.
+    /// `HTTPConfiguration.rewindableBodies` or for a request without a body; the server may
+    /// have processed both copies.
     public var resent: Bool
 
     public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], primaryIP: String? = nil,
@@ -54,10 +54,10 @@ public struct HTTPConfiguration: Sendable {
     /// one is opened), so that a request rarely meets a connection the server is closing.
     public var maxIdleReuse: Duration
     /// Whether libcurl may send a request body again on a new connection when a reused one
-    /// died before any reply byte (its default, CURLOPT_POSTFIELDS). False: bodies go through a
-    /// read callback that cannot rewind, so such a request fails with `connectionLost` instead
-    /// of silently going out twice (a duplicate `createNote`). True only to test the detection
-    /// of re-sends (`HTTPResponse.resent`).
+    /// died before any reply byte (its default). False: the pre-request callback
+    /// (CURLOPT_PREREQFUNCTION) aborts that second send, so such a request fails with
+    /// `connectionLost` instead of silently going out twice (a duplicate `createNote`). True
+    /// only to test the detection of re-sends (`HTTPResponse.resent`).
     public var rewindableBodies: Bool
 
     public static let defaultUserAgent = "enlog/\(ENLogVersion.current) (Linux)"

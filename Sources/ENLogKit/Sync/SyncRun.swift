@@ -187,8 +187,8 @@ final class SyncRun {
         return Ready(note: note, notebookGuid: notebookGuid)
     }
 
-    /// One `createNote` for a note already `sending`, on the run's kept-alive connection. Its
-    /// body cannot be re-sent by libcurl (see `HTTPConfiguration.rewindableBodies`); should a
+    /// One `createNote` for a note already `sending`, on the run's kept-alive connection. libcurl
+    /// is stopped from sending it twice (see `HTTPConfiguration.rewindableBodies`); should a
     /// reply still come back to a request that went out twice, the note is looked up before
     /// anything else (`settleResent`). Returns what to record, or nil when the note failed
     /// (already recorded) or was settled here.
