@@ -123,14 +123,15 @@ enum CurlCallbacks {
         let state = CurlTransferState.from(userdata)
         let length = size * count
         guard length > 0, let data else { return length }
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        // Bytes, not Foundation strings: this runs for every header line of every reply.
+        let line = UnsafeRawBufferPointer(start: data, count: length)
+        if line.starts(with: "HTTP/".utf8) {
             state.headers.removeAll()   // a new response (after 1xx, or a proxy's CONNECT reply)
             return length
         }
-        guard let colon = line.firstIndex(of: ":") else { return length }
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return length }
+        let name = String(decoding: HTTPText.trimmed(line[..<colon]).lazy.map(HTTPText.asciiLowercased), as: UTF8.self)
+        let value = String(decoding: HTTPText.trimmed(line[(colon + 1)...]), as: UTF8.self)
         guard !name.isEmpty else { return length }
         state.headers[name] = value
         if state.checkContentLength, name == "content-length", let declared = Int(value), declared > state.maxBytes {

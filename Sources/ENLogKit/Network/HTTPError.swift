@@ -88,6 +88,20 @@ enum HTTPText {
         if line.count > limit { line = String(line.prefix(limit)) + "…" }
         return line
     }
+
+    /// `bytes` without leading and trailing spaces, tabs, CR and LF (a header line's padding).
+    static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        func isPadding(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0d || byte == 0x0a }
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end, isPadding(bytes[start]) { start += 1 }
+        while end > start, isPadding(bytes[end - 1]) { end -= 1 }
+        return bytes[start..<end]
+    }
+
+    /// A-Z to a-z, every other byte as it is (header names are ASCII tokens).
+    static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5a).contains(byte) ? byte | 0x20 : byte
+    }
 }
 
 extension HTTPError {
