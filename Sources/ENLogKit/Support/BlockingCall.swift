@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -15,7 +16,7 @@ enum BlockingCall {
         case abandon
     }
 
-    /// Runs `work` on a new thread named `name` and returns its result.
+    /// Runs `work` on a thread of its own named `name` (see `BlockingThreads`) and returns its result.
     static func run<T: Sendable>(_ name: String, onCancel cancellation: Cancellation,
                                  _ work: @escaping @Sendable (CancellationFlag) throws -> T) async throws -> T {
         let flag = CancellationFlag()
@@ -23,11 +24,9 @@ enum BlockingCall {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
                 guard waiter.start(continuation) else { return }   // abandoned before it started
-                let thread = Thread {
+                BlockingThreads.start(name) {
                     waiter.finish(Result { try work(flag) })
                 }
-                thread.name = name
-                thread.start()
             }
         } onCancel: {
             flag.cancel()
@@ -38,7 +37,7 @@ enum BlockingCall {
         }
     }
 
-    /// Runs `work`, which cannot fail, on a new thread named `name`. Cancelling the awaiting task
+    /// Runs `work`, which cannot fail, on a thread of its own named `name`. Cancelling the awaiting task
     /// raises the flag passed to `work` and calls `wake`; `work` then returns what it has.
     static func run<T: Sendable>(_ name: String, wake: @escaping @Sendable () -> Void = {},
                                  _ work: @escaping @Sendable (CancellationFlag) -> T) async -> T {
@@ -90,6 +89,63 @@ enum BlockingCall {
                 }
             }
             continuation?.resume(with: result)
+        }
+    }
+}
+
+/// The threads blocking work runs on. A thread that finished its work waits a few seconds for
+/// the next before it ends, so that calls one after another (a sync run's requests) reuse one
+/// thread instead of creating and ending one each; a call that finds no idle thread gets a new
+/// one, so calls never wait for each other.
+enum BlockingThreads {
+    /// How long a thread waits for more work before it ends.
+    static let idleLifetime = DispatchTimeInterval.seconds(5)
+
+    private final class Worker: Sendable {
+        let wakeup = DispatchSemaphore(value: 0)
+        /// The next job and the thread name it asks for, handed over by `start`.
+        let next = Mutex<(name: String, job: @Sendable () -> Void)?>(nil)
+    }
+
+    /// Threads waiting for work, the most recently idle last.
+    private static let idle = Mutex<[Worker]>([])
+
+    static func start(_ name: String, _ job: @escaping @Sendable () -> Void) {
+        if let worker = idle.withLock({ $0.popLast() }) {
+            worker.next.withLock { $0 = (name, job) }
+            worker.wakeup.signal()
+            return
+        }
+        let worker = Worker()
+        let thread = Thread { run(worker, name: name, first: job) }
+        thread.name = name
+        thread.start()
+    }
+
+    private static func run(_ worker: Worker, name: String, first: @escaping @Sendable () -> Void) {
+        var current: (name: String, job: @Sendable () -> Void)? = (name, first)
+        var threadName = name
+        while let next = current {
+            if next.name != threadName {
+                Thread.current.name = next.name
+                threadName = next.name
+            }
+            next.job()
+            current = nil   // nothing of the finished job kept alive while idle
+            idle.withLock { $0.append(worker) }
+            if worker.wakeup.wait(timeout: .now() + idleLifetime) == .timedOut {
+                let ended = idle.withLock { idle -> Bool in
+                    guard let index = idle.firstIndex(where: { $0 === worker }) else { return false }
+                    idle.remove(at: index)
+                    return true
+                }
+                if ended { return }
+                worker.wakeup.wait()   // taken for a job just as the wait timed out: its signal is coming
+            }
+            current = worker.next.withLock { next in
+                defer { next = nil }
+                return next
+            }
         }
     }
 }
