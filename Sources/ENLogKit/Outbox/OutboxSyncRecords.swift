@@ -199,6 +199,16 @@ extension OutboxStore {
         }
     }
 
+    /// How many notes `dueNotes` would return, counted by SQLite: a run's total for its progress
+    /// line without decoding every due note.
+    public func dueCount(now: Date = Date(), limit: Int, account: String? = nil) async throws(OutboxError) -> Int {
+        try await read { db in
+            let pending = try Self.dueRequest(state: .pending, now: now, limit: limit, account: account).fetchCount(db)
+            let failed = try Self.dueRequest(state: .failed, now: now, limit: limit, account: account).fetchCount(db)
+            return min(limit, pending + failed)
+        }
+    }
+
     /// `dueNotes` after the note `afterId` (nil: from the start): the sync engine's cursor, so
     /// that a long run reads each due note once instead of re-reading the ones it has done.
     public func dueNotes(now: Date = Date(), limit: Int, account: String? = nil, afterId: Int64?) async throws(OutboxError) -> [OutboxNote] {
@@ -258,5 +268,41 @@ extension OutboxStore {
                 .order(OutboxNote.Columns.id).limit(limit).fetchAll(db)
             return try notes.map { ($0, try FixRecord.fetchOne(db, id: $0.fixId)) }
         }
+    }
+}
+
+extension OutboxNote {
+    /// A row read column by column instead of through `Decodable` (GRDB's keyed decoding
+    /// container cost more than the rest of a row's read, and a sync reads every note twice).
+    /// Same columns and conversions as the `Codable` form it is written with: dates and enums
+    /// through `DatabaseValueConvertible`, `tags` as the JSON array GRDB stores for an array.
+    /// A stored property added to `OutboxNote` without a default fails to compile here.
+    public init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        uid = try row.decode(forColumn: "uid")
+        fixId = try row.decode(forColumn: "fixId")
+        title = try row.decode(forColumn: "title")
+        content = try row.decode(forColumn: "content")
+        notebookName = try row.decode(forColumn: "notebookName")
+        let tagsJSON: Data = try row.decode(forColumn: "tags")
+        tags = try JSONDecoder().decode([String].self, from: tagsJSON)
+        latitude = try row.decode(forColumn: "latitude")
+        longitude = try row.decode(forColumn: "longitude")
+        altitude = try row.decode(forColumn: "altitude")
+        placeName = try row.decode(forColumn: "placeName")
+        subjectDate = try row.decode(forColumn: "subjectDate")
+        source = try row.decode(forColumn: "source")
+        sourceApplication = try row.decode(forColumn: "sourceApplication")
+        addressPending = try row.decode(forColumn: "addressPending")
+        state = try row.decode(forColumn: "state")
+        guid = try row.decode(forColumn: "guid")
+        usn = try row.decode(forColumn: "usn")
+        attempts = try row.decode(forColumn: "attempts")
+        lastAttemptAt = try row.decode(forColumn: "lastAttemptAt")
+        nextAttemptAt = try row.decode(forColumn: "nextAttemptAt")
+        lastError = try row.decode(forColumn: "lastError")
+        account = try row.decode(forColumn: "account")
+        createdAt = try row.decode(forColumn: "createdAt")
+        updatedAt = try row.decode(forColumn: "updatedAt")
     }
 }

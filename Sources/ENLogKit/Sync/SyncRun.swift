@@ -43,7 +43,7 @@ final class SyncRun {
             try await outbox.setRateLimitHold(nil, now: now)
         }
         if options.dryRun {
-            summary.due = try await outbox.dueNotes(now: now, limit: options.maxNotes ?? Int.max, account: options.account).count
+            summary.due = try await outbox.dueCount(now: now, limit: options.maxNotes ?? Int.max, account: options.account)
                 + outbox.notes(state: .sending).count
             summary.stoppedBecause = .dryRun
             return summary
@@ -54,8 +54,8 @@ final class SyncRun {
             if let observer = options.observer {
                 // Interrupted notes are either found or due again, so counted once either way.
                 let sending = try await outbox.notes(state: .sending).count
-                let due = try await outbox.dueNotes(now: engine.clock(), limit: options.maxNotes ?? Int.max,
-                                                    account: options.account).count
+                let due = try await outbox.dueCount(now: engine.clock(), limit: options.maxNotes ?? Int.max,
+                                                    account: options.account)
                 observer(.started(total: sending + due))
             }
             needsLookup = try await outbox.notesNeedingLookup()
