@@ -159,14 +159,16 @@ extension OutboxNote.State: ExpressibleByArgument {}
 
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List every fix logged, oldest first.",
+        abstract: "List the fixes notes were written at, oldest first.",
         discussion: """
             One line per fix, always five tab-separated columns: time, latitude,longitude, \
-            altitude, accuracy, source ("-" when unknown).
+            altitude, accuracy, source ("-" when unknown). --track also lists the fixes without \
+            a note: the route watch keeps and imported tracks. --format exports every fix.
 
             Examples:
               enlog history --since 2026-11-01
               enlog history --since 2026-11-22T08:00:00Z --json
+              enlog history --track --since 2026-11-22
               enlog history | cut -f2
               enlog history --date 2026-11-22 --format gpx > day.gpx
             """)
@@ -174,6 +176,7 @@ struct History: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only fixes since this date (YYYY-MM-DD, or ISO 8601 date and time).", valueName: "date"))
     var since: String?
     @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Also list fixes without a note (the track watch keeps, imported tracks).") var track = false
     @OptionGroup var export: HistoryExport
 
     func run() async throws {
@@ -187,7 +190,7 @@ struct History: AsyncParsableCommand {
             if json { throw ValidationError("--json and --format are two outputs: choose one") }
             return try await export.run(global: global, since: start)
         }
-        let fixes = try await global.openOutbox(try global.loadConfig(), for: .read).history(since: start)
+        let fixes = try await global.openOutbox(try global.loadConfig(), for: .read).history(since: start, notedOnly: !track)
         if json {
             Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {

@@ -17,6 +17,28 @@ final class TrackImportTests: XCTestCase {
         try await OutboxStore(path: home.database, access: .read).history().map { try $0.fix() }
     }
 
+    /// `history` lists the diary's places (fixes with a note); `--track` and the exports every fix.
+    func testHistoryListsTheNotesFixesAndTrackAddsTheFixesWithoutNotes() throws {
+        let home = try EnlogHome()
+        let track = GeneratedTrack(start: Self.start, legs: [.drive(metres: 500, speed: 10)])
+        let nmea = try home.directory.file("drive.nmea", contents: track.nmea)
+        XCTAssertEqual(try home.run("import", nmea.path).status, 0)
+        let logged = try home.run("log", "--at", "48.2,11.6", "--no-geocode", "--no-sync")
+        XCTAssertEqual(logged.status, 0, logged.standardError)
+        func lines(_ arguments: String...) throws -> [Substring] {
+            let result = try home.run(["history"] + arguments)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            return result.standardOutput.split(whereSeparator: \.isNewline)   // CSV ends its rows with CRLF
+        }
+        let listed = try lines()
+        XCTAssertEqual(listed.count, 1)
+        XCTAssertTrue(listed.first?.contains("48.200000,11.600000") == true, "\(listed)")
+        XCTAssertEqual(try lines("--track").count, 1 + track.points.count)
+        let json = try home.run("history", "--json").standardOutput
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any])?.count, 1)
+        XCTAssertEqual(try lines("--format", "csv").count, 1 + 1 + track.points.count, "header and every fix")
+    }
+
     func testGpsbabelsGPXOfAnNMEALogImportsWithTheLogsPointsOnce() async throws {
         let home = try EnlogHome()
         let track = GeneratedTrack(start: Self.start, legs: [.stop(seconds: 20), .drive(metres: 600, speed: 5), .stop(seconds: 10)], noise: 3)
