@@ -23,6 +23,7 @@ struct InputCommandTests {
             "map.cache_size", "map.height", "map.timeout", "map.width", "map.zoom",
             "network.dns_timeout", "network.probe_budget", "network.request_timeout",
             "watch.max_interval", "watch.min_distance", "watch.min_interval",
+            "watch.track_distance", "watch.track_interval",
         ])
     }
 

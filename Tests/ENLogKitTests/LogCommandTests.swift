@@ -50,13 +50,17 @@ struct EnlogHome {
         return try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [[String: Any]]
     }
 
-    func counts() throws -> (notes: Int, fixes: Int, orphans: Int, integrity: String) {
+    /// `orphans`: notes without their fix plus fixes without a note (neither exists after `log`);
+    /// `notesWithoutFix` alone for `watch`, whose track is fixes without notes.
+    func counts() throws -> (notes: Int, fixes: Int, orphans: Int, notesWithoutFix: Int, integrity: String) {
         let queue = try DatabaseQueue(path: database)
         return try queue.read { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note")!,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fix")!,
-             try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM note WHERE fixId NOT IN (SELECT id FROM fix)) + (SELECT COUNT(*) FROM fix WHERE id NOT IN (SELECT fixId FROM note))")!,
-             try String.fetchOne(db, sql: "PRAGMA integrity_check")!)
+            let notesWithoutFix = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note WHERE fixId NOT IN (SELECT id FROM fix)")!
+            return (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note")!,
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fix")!,
+                    notesWithoutFix + (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fix WHERE id NOT IN (SELECT fixId FROM note)")!),
+                    notesWithoutFix,
+                    try String.fetchOne(db, sql: "PRAGMA integrity_check")!)
         }
     }
 }

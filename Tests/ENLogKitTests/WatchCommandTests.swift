@@ -100,21 +100,31 @@ final class WatchCommandTests: XCTestCase {
         let events = WatchProcess.events(result.standardError)
         XCTAssertEqual(events.last?["fixes"] as? Int, 2300, result.standardError)
         XCTAssertEqual(events.filter { $0["event"] as? String == "noted" }.count, 5)
+        // `history` lists the notes' fixes; the track kept between them is in the history too.
         let history = try home.run("history", "--json")
         let fixes = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [[String: Any]])
         let formatter = ISO8601DateFormatter()
         let seconds = fixes.compactMap { ($0["timestamp"] as? String).flatMap(formatter.date(from:)) }
             .map { Int($0.timeIntervalSince(Self.start).rounded()) }
         XCTAssertEqual(seconds, [0, 622, 922, 1422, 1722], "the same seconds as the decision logic on exact fixes")
-        XCTAssertEqual(try home.counts().orphans, 0)
+        let kept = try XCTUnwrap(events.last?["track"] as? Int)
+        let counts = try home.counts()
+        XCTAssertEqual(counts.notesWithoutFix, 0)
+        XCTAssertEqual(counts.fixes, 5 + kept, "the notes' fixes and the track, nothing else")
+        XCTAssertEqual(try home.run("history", "--track").standardOutput.split(separator: "\n").count, 5 + kept)
+        // 5 km at 10 m/s, 9.5 m radii: 25 m beyond 19 m is 5 s (50 m) on, so one per 50 m; the stops add none.
+        XCTAssertTrue((5000 / 50 - 10...5000 / 50 + 10).contains(kept), "\(kept) track fixes")
 
         // A stationary receiver's hour, jitter and all, after a note at that place: nothing.
         let still = GeneratedTrack(start: Self.start.addingTimeInterval(3600), legs: [.stop(seconds: 3600)], noise: 11, hdop: 0.5...0.52)
         let stillLog = try home.directory.file("still.nmea", contents: still.nmea).path
         let again = try home.run("watch", "--replay", stillLog, "--min-distance", "200", "--json")
         XCTAssertEqual(again.status, 0, again.standardError)
-        XCTAssertEqual(WatchProcess.events(again.standardError).filter { $0["event"] as? String == "noted" }.count, 1,
+        let stillEvents = WatchProcess.events(again.standardError)
+        XCTAssertEqual(stillEvents.filter { $0["event"] as? String == "noted" }.count, 1,
                        "a fresh replay logs the first place only: \(again.standardError)")
+        XCTAssertEqual(stillEvents.last?["track"] as? Int, 0, "jitter keeps no track: \(again.standardError)")
+        XCTAssertEqual(try home.counts().fixes, 5 + kept + 1)
     }
 
     func testSettingsOutOfRangeExit78WithTheRange() throws {
@@ -259,7 +269,114 @@ final class WatchGPSDTests: XCTestCase {
         XCTAssertLessThan(abs(easts[4] - 5000), 1, "stop C: \(easts[4])")
         let counts = try home.counts()
         XCTAssertEqual(counts.notes, notes.count, "every note is whole: its fix with it")
-        XCTAssertEqual(counts.orphans, 0)
+        XCTAssertEqual(counts.notesWithoutFix, 0)
+        XCTAssertGreaterThan(counts.fixes, counts.notes, "the track between the notes")
+        XCTAssertEqual(counts.integrity, "ok")
+    }
+
+    /// A start `seconds` long before now whose drive stays within one UTC day (the most recent
+    /// 10:00 or 22:00 UTC far enough back), so that one digest holds it; within the 1-day age limit.
+    private static func pastStart(lasting seconds: Int) -> Date {
+        let halfDay = 43_200.0, now = Date().timeIntervalSince1970
+        var start = ((now - 36_000) / halfDay).rounded(.down) * halfDay + 36_000
+        if start > now - Double(seconds) - 60 { start -= halfDay }
+        return Date(timeIntervalSince1970: start)
+    }
+
+    /// The fixes of the whole history (`history --format csv`), as Python's csv reads them.
+    private func historyPoints(_ home: EnlogHome) throws -> [PeerPoint] {
+        let csv = try home.run("history", "--format", "csv")
+        XCTAssertEqual(csv.status, 0, csv.standardError)
+        return try TrackPeer.read("csv", csv.standardOutput).points
+    }
+
+    func testDriveThroughRealGPSDKeepsTheTrackTheDigestCarriesAndAReplayKeepsTheSame() async throws {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        home.extraEnvironment["ENLOG_NOTE_TIME_ZONE"] = "UTC"
+        // Stop 40 s, 2 km at 20 m/s, stop 40 s, 1.5 km at 15 m/s, stop 60 s: 3.5 km, with receiver noise.
+        let legs: [GeneratedTrack.Leg] = [.stop(seconds: 40), .drive(metres: 2000, speed: 20), .stop(seconds: 40),
+                                          .drive(metres: 1500, speed: 15), .stop(seconds: 60)]
+        let track = GeneratedTrack(start: Self.pastStart(lasting: 340), legs: legs, noise: 2026)
+        let port = try freeLoopbackPort()
+        _ = try gpsfake(track, port: port, in: home.directory, name: "drive.nmea")
+        let watch = try WatchProcess(home: home, environment: environment(port: port).merging(["ENLOG_NOTE_TIME_ZONE": "UTC"]) { $1 })
+        XCTAssertTrue(watch.waitFor("gpsd-connected"), "watch never reached gpsd")
+        // gpsfake plays its log again from the start: a fix older than the last note means the
+        // whole drive has been through.
+        XCTAssertTrue(watch.waitFor("fix", "older", seconds: 240), watch.child.output.suffix(3000).description)
+        let end = watch.terminate()
+        XCTAssertEqual(end.status, 0, end.output)
+
+        let kept = end.events.filter { $0["event"] as? String == "track" }.count
+        let saves = end.events.filter { $0["event"] as? String == "track-saved" }
+        let notes = try home.notes().count
+        let counts = try home.counts()
+        XCTAssertEqual(counts.notesWithoutFix, 0)
+        XCTAssertEqual(counts.fixes, notes + kept, "every fix kept is in the history, and nothing else")
+        XCTAssertEqual(saves.compactMap { $0["added"] as? Int }.reduce(0, +), kept)
+        XCTAssertLessThanOrEqual(saves.count, kept / TrackRecorder.batchSize + notes + 1, "written in batches: \(saves.count) writes")
+        XCTAssertLessThan(counts.fixes, track.points.count / 3, "thinned: \(counts.fixes) of \(track.points.count) fixes")
+        let history = try historyPoints(home)
+        XCTAssertEqual(history.count, counts.fixes)
+
+        // The day's digest carries the whole track, as gpxpy reads it, and its length.
+        let day = TrackDay(containing: track.points[0].time, timeZone: TimeZone(identifier: "UTC")!).name
+        let digest = try home.run("digest", "--date", day, "--no-sync", "--json")
+        XCTAssertEqual(digest.status, 0, digest.standardError)
+        let note = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(digest.standardOutput.utf8)) as? [String: Any])
+        let resources = try await OutboxStore(path: home.database, access: .read).resources(of: Int64(try XCTUnwrap(note["id"] as? Int)))
+        let gpx = try XCTUnwrap(resources.first { $0.mime == "application/gpx+xml" })
+        let points = try TrackPeer.read("gpx", String(decoding: gpx.body, as: UTF8.self)).points
+        XCTAssertEqual(points.map(\.time), history.map(\.time), "the digest's GPX is the day's history, track and notes")
+        let fixes = try points.map {
+            try Fix(latitude: $0.lat, longitude: $0.lon, horizontalAccuracy: $0.hdop.map { $0 * NMEALogLocation.metresPerHDOP },
+                    timestamp: Date(timeIntervalSince1970: $0.time ?? 0), source: .gpx)
+        }
+        let statistics = TrackStatistics(fixes)
+        XCTAssertEqual(statistics.distance, 3500, accuracy: 3500 * 0.03, "the route is 3.5 km")
+        XCTAssertTrue((note["title"] as? String ?? "").contains(statistics.distanceText), "\(note["title"] ?? "")")
+
+        // The same fixes replayed at once keep the same track: from the first fix watch saw
+        // (gpsd may have played a few before watch connected).
+        var replayHome = try EnlogHome()
+        replayHome.extraEnvironment = home.extraEnvironment.merging(["ENLOG_WATCH_MIN_INTERVAL": "30"]) { $1 }
+        let firstSeen = Date(timeIntervalSince1970: try XCTUnwrap(history.first?.time) - 0.001)
+        let log = try home.directory.file("seen.nmea", contents: track.starting(at: firstSeen).nmea).path
+        let replay = try replayHome.run("watch", "--replay", log, "--json")
+        XCTAssertEqual(replay.status, 0, replay.standardError)
+        XCTAssertEqual(WatchProcess.events(replay.standardError).last?["track"] as? Int, kept, replay.standardError)
+        let replayed = try historyPoints(replayHome)
+        XCTAssertEqual(replayed.map(\.time), history.map(\.time), "the same fixes kept")
+        for (a, b) in zip(replayed, history) {
+            XCTAssertEqual(a.lat, b.lat, accuracy: 1e-7)
+            XCTAssertEqual(a.lon, b.lon, accuracy: 1e-7)
+        }
+    }
+
+    /// SIGTERM with kept fixes not yet written (fewer than a batch, younger than its age limit):
+    /// they are written before watch exits.
+    func testSIGTERMWritesTheTrackKeptSinceTheLastBatch() throws {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        let legs: [GeneratedTrack.Leg] = [.stop(seconds: 10), .drive(metres: 900, speed: 20), .stop(seconds: 300)]
+        let track = GeneratedTrack(start: Date().addingTimeInterval(-400), legs: legs, noise: 77)
+        let port = try freeLoopbackPort()
+        _ = try gpsfake(track, port: port, in: home.directory, name: "short.nmea")
+        // One note (the first place); then only the track.
+        let watch = try WatchProcess(home: home, environment: environment(port: port).merging(["ENLOG_WATCH_MIN_DISTANCE": "100000"]) { $1 })
+        // 900 m, a point every 60 m or so (3 s at 20 m/s): about 15 kept.
+        XCTAssertTrue(watch.waitFor(10, "track", seconds: 120), watch.child.output.suffix(3000).description)
+        let end = watch.terminate()
+        XCTAssertEqual(end.status, 0, end.output)
+        let kept = end.events.filter { $0["event"] as? String == "track" }.count
+        let saves = end.events.filter { $0["event"] as? String == "track-saved" }
+        XCTAssertLessThan(kept, TrackRecorder.batchSize, "fewer than a batch: only the stop writes them")
+        XCTAssertEqual(saves.map { $0["reason"] as? String }, ["stopping"], end.output)
+        XCTAssertEqual(saves.first?["added"] as? Int, kept)
+        let counts = try home.counts()
+        XCTAssertEqual(counts.notes, 1)
+        XCTAssertEqual(counts.fixes, 1 + kept, "the note's fix and every kept fix")
         XCTAssertEqual(counts.integrity, "ok")
     }
 

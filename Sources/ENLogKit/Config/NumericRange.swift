@@ -52,6 +52,8 @@ extension NumericRange {
     public static let watchDistanceMetres = NumericRange(10, 100_000, unit: "metres")
     public static let watchIntervalSeconds = NumericRange(1, 86_400, unit: "seconds")
     public static let watchHeartbeatSeconds = NumericRange(60, 604_800, unit: "seconds")
+    /// Track thinning: a metre keeps nearly every fix of a walk, 10 km next to nothing.
+    public static let trackDistanceMetres = NumericRange(1, 10_000, unit: "metres")
 }
 
 extension NumericRange {

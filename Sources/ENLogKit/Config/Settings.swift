@@ -68,6 +68,12 @@ extension Setting {
                                                  "seconds since the last note before watch logs another")
     public static let watchMaxInterval = Setting("watch.max_interval", .number, default: nil, range: .watchHeartbeatSeconds,
                                                  "seconds after which watch logs a note even when stationary; unset: never")
+    public static let watchTrack = Setting("watch.track", .boolean, default: "true",
+                                           "watch keeps the route it follows in the history (fixes without notes, thinned), for digests and exports")
+    public static let watchTrackDistance = Setting("watch.track_distance", .number, default: "25", range: .trackDistanceMetres,
+                                                   "metres moved beyond the fixes' accuracy since the last track fix before watch keeps another")
+    public static let watchTrackInterval = Setting("watch.track_interval", .number, default: "60", range: .watchIntervalSeconds,
+                                                   "seconds after which half of track_distance is enough for watch to keep a track fix")
     public static let watchDigest = Setting("watch.digest", .boolean, default: "false",
                                             "after midnight (note.time_zone), watch writes the previous day's digest note, once")
     public static let mapStyle = Setting("map.style", .string, default: "tiles", "map image: tiles (stitched from map.tile_url), static (downloaded from note.static_map_url) or none")
@@ -86,7 +92,7 @@ extension Setting {
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
         mapStyle, mapWidth, mapHeight, mapZoom, tileURL, mapCacheSize, mapTimeout,
         consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile,
-        watchMinDistance, watchMinInterval, watchMaxInterval, watchDigest, database,
+        watchMinDistance, watchMinInterval, watchMaxInterval, watchTrack, watchTrackDistance, watchTrackInterval, watchDigest, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }

@@ -457,9 +457,18 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// The most recently taken fix logged, if any (what `watch` measures movement from after a restart).
+    /// The most recently taken fix in the history, if any (where `watch`'s track resumes after a restart).
     public func latestFix() async throws(OutboxError) -> FixRecord? {
         try await read { db in try FixRecord.order(Column("timestamp").desc, Column("id").desc).fetchOne(db) }
+    }
+
+    /// The most recently taken fix that has a note (what `watch` measures movement from after a
+    /// restart: the track and imported fixes between notes are not notes).
+    public func latestNotedFix() async throws(OutboxError) -> FixRecord? {
+        try await read { db in
+            try FixRecord.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
+                .order(Column("timestamp").desc, Column("id").desc).fetchOne(db)
+        }
     }
 
     /// `PRAGMA integrity_check`'s verdict: "ok", or the problems found.

@@ -85,7 +85,7 @@ public struct MovementDecision: Sendable, Equatable {
     }
 
     /// Unknown accuracy counts as none: such fixes reach here only when no accuracy limit is set.
-    private static func radius(_ fix: Fix) -> Double {
+    static func radius(_ fix: Fix) -> Double {
         max(fix.horizontalAccuracy ?? 0, 0)
     }
 

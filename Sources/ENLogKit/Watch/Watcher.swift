@@ -68,29 +68,45 @@ public struct Watcher: Sendable {
         public var fixes = 0
         public var accepted = 0
         public var notes = 0
+        /// Fixes kept in the history as the track (`watch.track`).
+        public var track = 0
     }
 
     /// Feeds every fix of an NMEA log through the same filter and decision, at once: notes are
-    /// logged where a live watch would have logged them. No sync, no network wait; the decision
-    /// starts fresh (the log's times may predate the outbox's last note).
+    /// logged where a live watch would have logged them, and the track kept that it would have
+    /// kept. No sync, no network wait; the decision and the track start fresh (the log's times
+    /// may predate the outbox's last note). Track fixes whose time the history has already are
+    /// not stored twice (`importFixes`), so replaying a log twice adds its track once.
     public func replay(nmea path: String, config: Config) async throws -> ReplaySummary {
         let fixes = try await BlockingCall.run("enlog.nmea", onCancel: .abandon) { _ in try NMEALogLocation(path: path).fixes() }
         let logger = try Self.logger(config: config, outbox: outbox, account: dependencies.account())
-        let report = dependencies.report
-        return try await Self.decide(fixes, config: config) { _, fix, verdict in
+        let report = dependencies.report, outbox = self.outbox
+        var track = TrackThresholds(config: config).map { TrackRecorder(thresholds: $0) }
+        var kept = 0
+        var summary = try await Self.decide(fixes, config: config, note: { _, fix, verdict in
             let outcome = try await logger.log(from: GivenFix(fix: fix))
             report(Self.notedReport(outcome, verdict: verdict))
             return true
-        }
+        }, accepted: { fix, noted in
+            guard var recorder = track else { return }
+            if noted { recorder.noted(fix) } else { recorder.record(fix) }
+            if recorder.batchIsFull { kept += try await outbox.importFixes(recorder.takeBatch()).added }
+            track = recorder
+        })
+        if var recorder = track { kept += try await outbox.importFixes(recorder.takeBatch()).added }
+        summary.track = kept
+        return summary
     }
 
     /// Recorded fixes through the watch's filter and decision, at once: `note` is called for each
     /// fix (with its index in `fixes`) a live watch would have logged, and returns whether the fix
     /// now has its note (later fixes are then measured from it). The decision starts fresh (the
     /// fixes' times may predate the outbox's last note); the age limit is for live fixes, a
-    /// recording is old by nature, but accuracy still counts.
+    /// recording is old by nature, but accuracy still counts. `accepted` then sees every fix the
+    /// filter accepted, with whether it now has its note.
     public static func decide(_ fixes: [Fix], config: Config,
-                              note: (Int, Fix, MovementDecision.Verdict) async throws -> Bool) async throws -> ReplaySummary {
+                              note: (Int, Fix, MovementDecision.Verdict) async throws -> Bool,
+                              accepted: (Fix, _ noted: Bool) async throws -> Void = { _, _ in }) async throws -> ReplaySummary {
         let filter = QualityFilter(maxAge: nil, minAccuracy: config.number(.minAccuracy), futureTolerance: .infinity)
         var decision = MovementDecision(thresholds: WatchThresholds(config: config))
         var summary = ReplaySummary()
@@ -99,9 +115,13 @@ public struct Watcher: Sendable {
             guard filter.accepts(fix) else { continue }
             summary.accepted += 1
             let verdict = decision.verdict(for: fix)
-            guard verdict.logs, try await note(index, fix, verdict) else { continue }
+            guard verdict.logs, try await note(index, fix, verdict) else {
+                try await accepted(fix, false)
+                continue
+            }
             decision.logged(fix)
             summary.notes += 1
+            try await accepted(fix, true)
         }
         return summary
     }
@@ -143,6 +163,8 @@ public struct Watcher: Sendable {
         case watchdog
         /// Past midnight: time for the previous day's digest (`watch.digest`).
         case digestDue(generation: Int)
+        /// The track's pending batch has waited `TrackRecorder.batchAge`: time to write it.
+        case trackDue(generation: Int)
     }
 
     enum SyncResult: Sendable {
@@ -210,6 +232,10 @@ extension Watcher {
         var syncTask: Task<Void, Never>?
         var digestTask: Task<Void, Never>?
         var digestGeneration = 0
+        /// The route being kept (`watch.track`); nil when off.
+        var track: TrackRecorder?
+        var trackTask: Task<Void, Never>?
+        var trackGeneration = 0
         var syncRequested: String?
         var syncFailures = 0
         var syncStopped: String?
@@ -226,10 +252,14 @@ extension Watcher {
 
         mutating func start() async throws {
             // Distance is measured from the last note logged, whoever logged it, so a restart
-            // does not log the place it stopped at again.
-            if let record = try await watcher.outbox.latestFix(), let fix = try? record.fix() {
+            // does not log the place it stopped at again; the track goes on from the last fix
+            // the history has, so it does not keep that place again either.
+            if let record = try await watcher.outbox.latestNotedFix(), let fix = try? record.fix() {
                 decision = MovementDecision(thresholds: decision.thresholds, anchor: fix)
                 lastNote = ISO8601DateFormatter().string(from: fix.timestamp)
+            }
+            if let thresholds = TrackThresholds(config: config) {
+                track = TrackRecorder(thresholds: thresholds, anchor: try? await watcher.outbox.latestFix()?.fix())
             }
             logger = try Watcher.logger(config: config, outbox: watcher.outbox, account: watcher.dependencies.account())
             startGPSD()
@@ -254,7 +284,9 @@ extension Watcher {
         mutating func stop() async {
             report(WatchReport(.event, "stopping", "stopping" + (syncTask != nil ? " (the upload stops after the note in flight)" : "")))
             watcher.dependencies.notifier.notify(["STOPPING=1"])
-            for task in [gpsdTask, networkTask, watchdogTask, timerTask, debounceTask, digestTask] { task?.cancel() }
+            for task in [gpsdTask, networkTask, watchdogTask, timerTask, debounceTask, digestTask, trackTask] { task?.cancel() }
+            // The track kept since the last batch is written before anything else can go wrong.
+            await writeTrack("stopping")
             if let syncTask {
                 syncTask.cancel()
                 await syncTask.value
@@ -263,11 +295,13 @@ extension Watcher {
             report(WatchReport(.event, "stopped", "stopped; \(pending) notes pending", ["pending": .int(pending)]))
         }
 
-        /// "a note every 200 m, at most one per 300 s[, and one per 3600 s when still]"
+        /// "a note every 200 m, at most one per 300 s[, and one per 3600 s when still]; track every 25 m"
         func rules() -> String {
             let thresholds = decision.thresholds
             return "a note every \(Int(thresholds.minDistance)) m, at most one per \(Int(thresholds.minInterval)) s"
                 + (thresholds.maxInterval.map { ", and one per \(Int($0)) s when still" } ?? "")
+                + (track.map { String(format: "; the track every %g m or %g s moving", $0.thresholds.distance, $0.thresholds.interval) }
+                   ?? "; no track")
         }
 
         func status() -> String {
@@ -320,9 +354,11 @@ extension Watcher {
                     await refreshPending()
                     if pending > 0 { requestSync("digest") }
                 }
+            case .trackDue(let generation):
+                if generation == trackGeneration { await writeTrack("age") }
             case .signal(let number):
                 if number == SIGHUP {
-                    reload()
+                    await reload()
                 } else {
                     report(WatchReport(.event, "signal", number == SIGINT ? "interrupted" : "terminated", ["signal": .int(Int(number))]))
                     return .stop
@@ -351,11 +387,16 @@ extension Watcher {
                 let verdict = decision.verdict(for: fix)
                 guard verdict.logs, let logger else {
                     report(WatchReport(.detail, "fix", "fix \(fix.latitude),\(fix.longitude): \(verdict)"))
+                    await keepOnTrack(fix)
                     return
                 }
+                // The route up to the note is written first, in time order, and the note's own
+                // transaction does not wait for it.
+                await writeTrack("note")
                 do {
                     let outcome = try await logger.log(from: GivenFix(fix: fix))
                     decision.logged(fix)
+                    track?.noted(fix)
                     lastNote = "\(outcome.note.id ?? 0) at \(ISO8601DateFormatter().string(from: fix.timestamp))"
                     report(Watcher.notedReport(outcome, verdict: verdict))
                     syncStopped = nil
@@ -364,16 +405,23 @@ extension Watcher {
                 } catch {
                     // The fix stays unlogged and the anchor where it was: the next fix tries again.
                     report(WatchReport(.problem, "note-failed", "could not log a note: \((error as? any ENLogError)?.reason ?? "\(error)")"))
+                    await keepOnTrack(fix)
                 }
             }
         }
 
-        mutating func reload() {
+        mutating func reload() async {
             do {
                 let fresh = try watcher.dependencies.loadConfig()
                 let gpsdChanged = [Setting.gpsd, .maxAge, .minAccuracy, .locationTimeout].contains { fresh.string($0) != config.string($0) }
                 config = fresh
                 decision.thresholds = WatchThresholds(config: fresh)
+                if let thresholds = TrackThresholds(config: fresh) {
+                    if track == nil { track = TrackRecorder(thresholds: thresholds) } else { track?.thresholds = thresholds }
+                } else if track != nil {
+                    await writeTrack("track off")
+                    track = nil
+                }
                 logger = try Watcher.logger(config: fresh, outbox: watcher.outbox, account: watcher.dependencies.account())
                 if gpsdChanged { startGPSD() }
                 scheduleDigest()

@@ -9,6 +9,8 @@ struct Watch: AsyncParsableCommand {
             Runs in the foreground until SIGTERM or SIGINT (exit 0); SIGHUP reloads the configuration.
             A note is logged after moving watch.min_distance metres (beyond the fixes' accuracy) once
             watch.min_interval seconds have passed, or after watch.max_interval seconds when set.
+            It also keeps the route in the history (watch.track, thinned by watch.track_distance and
+            watch.track_interval), written in batches of up to 32 fixes or 2 minutes.
             Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG.
             """
     )
@@ -55,9 +57,10 @@ struct Watch: AsyncParsableCommand {
             }))
         if let nmea {
             let summary = try await watcher.replay(nmea: nmea, config: config)
-            let line = "replayed \(summary.fixes) fixes (\(summary.accepted) accepted): \(summary.notes) notes logged"
+            let line = "replayed \(summary.fixes) fixes (\(summary.accepted) accepted): \(summary.notes) notes logged, \(summary.track) track fixes kept"
             Terminal.standardError(json ? WatchReport(.event, "replayed", line, ["fixes": .int(summary.fixes),
-                                                      "accepted": .int(summary.accepted), "notes": .int(summary.notes)]).json
+                                                      "accepted": .int(summary.accepted), "notes": .int(summary.notes),
+                                                      "track": .int(summary.track)]).json
                                         : "enlog: " + line)
             return
         }

@@ -70,6 +70,13 @@ struct GeneratedTrack {
         legStarts.append((second, east))
     }
 
+    /// The same track without the points before `time` (what a receiver joined late saw).
+    func starting(at time: Date) -> GeneratedTrack {
+        var copy = self
+        copy.points.removeAll { $0.time < time }
+        return copy
+    }
+
     var fixes: [Fix] {
         points.map {
             try! Fix(latitude: $0.latitude, longitude: $0.longitude, altitude: 520,
