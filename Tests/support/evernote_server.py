@@ -527,6 +527,14 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _hang_up(self):
+        """Closes this connection without a reply (what a server that dies or times out does)."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(2)
+        except OSError:
+            pass
+
     def _json(self, obj):
         self._send(200, json.dumps(obj, sort_keys=True, indent=1).encode(), "application/json")
 
@@ -620,11 +628,7 @@ class Handler(BaseHTTPRequestHandler):
                            "application/x-thrift")
                 return
             if injection is not None and injection["kind"] == "close-idle":
-                self.close_connection = True
-                try:
-                    self.connection.shutdown(2)
-                except OSError:
-                    pass
+                self._hang_up()
                 return
             if injection is not None and injection["kind"] == "delay":
                 service.lock.release()
@@ -641,11 +645,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
         if injection is not None and injection["kind"] == "drop":
             # The call was processed (the note is stored); the client never hears back.
-            self.close_connection = True
-            try:
-                self.connection.shutdown(2)
-            except OSError:
-                pass
+            self._hang_up()
             return
         if injection is not None and injection["kind"] == "garbage":
             self._send(200, b"\x80\x01\x00\x02garbage-not-thrift\xff\xfe", "application/x-thrift")
