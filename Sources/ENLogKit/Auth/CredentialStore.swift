@@ -175,7 +175,7 @@ public struct CredentialStore: Sendable {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw failure("cannot create a temporary file") }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let tempPath = String(cString: template)
+        let tempPath = String(nulTerminated: template)
         var renamed = false
         defer {
             if !renamed { unlink(tempPath) }

@@ -148,7 +148,7 @@ public final class HTTPClient: Sendable {
             }
         }
 
-        let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let message = String(nulTerminated: errorBuffer)
         if code != CURLE_OK {
             // The body went out once and libcurl was about to send it again: whatever became of
             // the first copy is unknown, as when a connection dies after a request.
