@@ -103,8 +103,10 @@ final class TileDiskCache: Sendable {
         _ = use("write") { pool in
             try pool.write { db in
                 try db.execute(sql: """
-                    INSERT OR REPLACE INTO tile (key, body, size, etag, lastModified, expiresAt, lastUsedAt)
+                    INSERT INTO tile (key, body, size, etag, lastModified, expiresAt, lastUsedAt)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET body = excluded.body, size = excluded.size, etag = excluded.etag,
+                        lastModified = excluded.lastModified, expiresAt = excluded.expiresAt, lastUsedAt = excluded.lastUsedAt
                     """, arguments: [key, Data(tile.body), tile.body.count, tile.etag, tile.lastModified,
                                      tile.expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
                 try self.evict(db)
@@ -139,7 +141,10 @@ final class TileDiskCache: Sendable {
     func storeRenderedMap(_ key: String, _ png: [UInt8], now: Date) {
         _ = use("write") { pool in
             try pool.write { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO map (key, png, size, lastUsedAt) VALUES (?, ?, ?, ?)",
+                try db.execute(sql: """
+                    INSERT INTO map (key, png, size, lastUsedAt) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET png = excluded.png, size = excluded.size, lastUsedAt = excluded.lastUsedAt
+                    """,
                                arguments: [key, Data(png), png.count, now.timeIntervalSince1970])
                 try self.evict(db)
             }
@@ -168,8 +173,10 @@ final class TileDiskCache: Sendable {
             try pool.write { db in
                 let image = strip.image
                 try db.execute(sql: """
-                    INSERT OR REPLACE INTO strip (key, width, height, hasAlpha, pixels, size, lastUsedAt)
+                    INSERT INTO strip (key, width, height, hasAlpha, pixels, size, lastUsedAt)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET width = excluded.width, height = excluded.height,
+                        hasAlpha = excluded.hasAlpha, pixels = excluded.pixels, size = excluded.size, lastUsedAt = excluded.lastUsedAt
                     """, arguments: [key, image.width, image.height, image.hasAlpha, Data(image.pixels),
                                      image.pixels.count, now.timeIntervalSince1970])
                 try self.evict(db)
@@ -190,25 +197,26 @@ final class TileDiskCache: Sendable {
     var isOff: Bool { state.withLock { if case .off = $0 { return true } else { return false } } }
 
     /// Tiles, finished maps and strips share the bound: the least recently used of any go first.
+    /// The total comes from `usage` (kept by triggers) and the victims from the `…_by_use`
+    /// indexes: a size stored after a blob sits on the blob's overflow pages, so summing or
+    /// sorting the tables themselves would read every byte in the cache on every store.
     private func evict(_ db: Database) throws {
-        var excess = try Int(Double.fetchOne(db, sql: """
-            SELECT (SELECT total(size) FROM tile) + (SELECT total(size) FROM map) + (SELECT total(size) FROM strip)
-            """) ?? 0) - maxBytes
+        var excess = try (Int.fetchOne(db, sql: "SELECT bytes FROM usage") ?? 0) - maxBytes
         guard excess > 0 else { return }
-        var victims: [(table: String, key: String)] = []
+        var victims: [(table: String, row: Int64)] = []
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT 'tile' AS source, key, size, lastUsedAt, rowid AS n FROM tile
-            UNION ALL SELECT 'map', key, size, lastUsedAt, rowid FROM map
-            UNION ALL SELECT 'strip', key, size, lastUsedAt, rowid FROM strip
-            ORDER BY lastUsedAt, n
+            SELECT 'tile' AS source, rowid AS n, size, lastUsedAt FROM tile
+            UNION ALL SELECT 'map', rowid, size, lastUsedAt FROM map
+            UNION ALL SELECT 'strip', rowid, size, lastUsedAt FROM strip
+            ORDER BY lastUsedAt, size
             """)
         while excess > 0, let row = try rows.next() {
-            victims.append((row["source"], row["key"]))
+            victims.append((row["source"], row["n"]))
             excess -= row["size"] as Int
         }
         for victim in victims {
             // The table name comes from the query's own literals above.
-            try db.execute(sql: "DELETE FROM \(victim.table) WHERE key = ?", arguments: [victim.key])
+            try db.execute(sql: "DELETE FROM \(victim.table) WHERE rowid = ?", arguments: [victim.row])
         }
     }
 
@@ -264,35 +272,73 @@ final class TileDiskCache: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        try pool.write { db in
-            // Idempotent, so processes opening a new cache together need no migration lock.
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS tile (
-                    key TEXT PRIMARY KEY NOT NULL,   -- SHA-256 of the URL: a keyed URL's secret never lands on disk
-                    body BLOB NOT NULL,
-                    size INTEGER NOT NULL,
-                    etag TEXT,
-                    lastModified TEXT,
-                    expiresAt DOUBLE NOT NULL,
-                    lastUsedAt DOUBLE NOT NULL);
-                CREATE INDEX IF NOT EXISTS tile_on_lastUsedAt ON tile(lastUsedAt);
-                CREATE TABLE IF NOT EXISTS map (
-                    key TEXT PRIMARY KEY NOT NULL,   -- RenderedMapKey: layout, drawing and the tiles' SHA-256s
-                    png BLOB NOT NULL,
-                    size INTEGER NOT NULL,
-                    lastUsedAt DOUBLE NOT NULL);
-                CREATE TABLE IF NOT EXISTS strip (
-                    key TEXT PRIMARY KEY NOT NULL,   -- AttributionStrip.cacheKey: drawing, text and font file
-                    width INTEGER NOT NULL,
-                    height INTEGER NOT NULL,
-                    hasAlpha BOOLEAN NOT NULL,
-                    pixels BLOB NOT NULL,            -- cairo's 32-bit words, this machine's byte order
-                    size INTEGER NOT NULL,
-                    lastUsedAt DOUBLE NOT NULL);
-                """)
+        // Most opens find the schema in place: one read of user_version, no transaction.
+        try pool.writeWithoutTransaction { db in
+            if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < schemaVersion {
+                try db.inTransaction(.immediate) {
+                    try createSchema(db)
+                    return .commit
+                }
+            }
         }
         return pool
     }
+
+    /// 1: the byte total kept in `usage` by triggers, and `(lastUsedAt, size)` indexes.
+    static let schemaVersion = 1
+
+    /// Creates the tables, or brings a cache of an earlier enlog up to `schemaVersion`. Checked
+    /// again inside the immediate transaction, so processes opening a new cache together create
+    /// it once and need no migration lock.
+    private static func createSchema(_ db: Database) throws {
+        guard try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < schemaVersion else { return }
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS tile (
+                key TEXT PRIMARY KEY NOT NULL,   -- SHA-256 of the URL: a keyed URL's secret never lands on disk
+                body BLOB NOT NULL,
+                size INTEGER NOT NULL,
+                etag TEXT,
+                lastModified TEXT,
+                expiresAt DOUBLE NOT NULL,
+                lastUsedAt DOUBLE NOT NULL);
+            CREATE TABLE IF NOT EXISTS map (
+                key TEXT PRIMARY KEY NOT NULL,   -- RenderedMapKey: layout, drawing and the tiles' SHA-256s
+                png BLOB NOT NULL,
+                size INTEGER NOT NULL,
+                lastUsedAt DOUBLE NOT NULL);
+            CREATE TABLE IF NOT EXISTS strip (
+                key TEXT PRIMARY KEY NOT NULL,   -- AttributionStrip.cacheKey: drawing, text and font file
+                width INTEGER NOT NULL,
+                height INTEGER NOT NULL,
+                hasAlpha BOOLEAN NOT NULL,
+                pixels BLOB NOT NULL,            -- cairo's 32-bit words, this machine's byte order
+                size INTEGER NOT NULL,
+                lastUsedAt DOUBLE NOT NULL);
+            DROP INDEX IF EXISTS tile_on_lastUsedAt;
+            CREATE TABLE IF NOT EXISTS usage (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                bytes INTEGER NOT NULL);         -- the sum of size over the three tables
+            """)
+        for table in ["tile", "map", "strip"] {
+            // The names are the literals above.
+            try db.execute(sql: """
+                CREATE INDEX IF NOT EXISTS \(table)_by_use ON \(table)(lastUsedAt, size);
+                CREATE TRIGGER IF NOT EXISTS \(table)_added AFTER INSERT ON \(table)
+                    BEGIN UPDATE usage SET bytes = bytes + NEW.size; END;
+                CREATE TRIGGER IF NOT EXISTS \(table)_removed AFTER DELETE ON \(table)
+                    BEGIN UPDATE usage SET bytes = bytes - OLD.size; END;
+                CREATE TRIGGER IF NOT EXISTS \(table)_resized AFTER UPDATE OF size ON \(table)
+                    BEGIN UPDATE usage SET bytes = bytes - OLD.size + NEW.size; END;
+                """)
+        }
+        // A cache from before the total existed: counted once, here, through the new indexes.
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO usage (id, bytes) VALUES (1,
+                (SELECT total(size) FROM tile) + (SELECT total(size) FROM map) + (SELECT total(size) FROM strip))
+            """)
+        try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
+    }
+
 
     private static func describe(_ error: Error) -> String {
         if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }

@@ -28,6 +28,82 @@ final class TileCacheTests: XCTestCase {
         XCTAssertEqual(warnings.all, [])
     }
 
+    /// The byte total the bound is checked against, as the triggers keep it, beside the sum
+    /// counted from the tables themselves.
+    func usage(_ path: String) throws -> (kept: Int, counted: Int) {
+        try DatabaseQueue(path: path).read { db in
+            let kept = try Int.fetchOne(db, sql: "SELECT bytes FROM usage") ?? -1
+            let counted = try Int.fetchOne(db, sql: """
+                SELECT (SELECT total(size) FROM tile) + (SELECT total(size) FROM map) + (SELECT total(size) FROM strip)
+                """) ?? -1
+            return (kept, counted)
+        }
+    }
+
+    func testByteTotalFollowsEveryStoreReplacementAndEviction() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("tiles.sqlite")
+        let cache = TileDiskCache(path: path, maxBytes: 10_000, warn: { _ in })
+        cache.store("a", tile(1000), now: now)
+        cache.store("a", tile(2500), now: now.addingTimeInterval(1))              // replaced: 2500, not 3500
+        cache.storeRenderedMap("m", [UInt8](repeating: 1, count: 3000), now: now.addingTimeInterval(2))
+        cache.storeRenderedMap("m", [UInt8](repeating: 1, count: 2000), now: now.addingTimeInterval(3))
+        let strip = AttributionStrip(image: DecodedImage(width: 10, height: 10, hasAlpha: true,
+                                                         pixels: [UInt8](repeating: 0, count: 400)))
+        cache.storeAttributionStrip("s", strip, now: now.addingTimeInterval(4))
+        cache.refresh("a", tile(2500, expires: 7200), now: now.addingTimeInterval(5))
+        var (kept, counted) = try usage(path)
+        XCTAssertEqual(kept, 2500 + 2000 + 400)
+        XCTAssertEqual(kept, counted)
+
+        // Past the bound: the map (used at +3) goes before the strip (+4) and the tile (+5).
+        cache.store("b", tile(6000), now: now.addingTimeInterval(6))
+        (kept, counted) = try usage(path)
+        XCTAssertEqual(kept, 2500 + 400 + 6000)
+        XCTAssertEqual(kept, counted)
+        XCTAssertNil(cache.renderedMap("m", now: now.addingTimeInterval(7)))
+        XCTAssertNotNil(cache.attributionStrip("s", now: now.addingTimeInterval(7)))
+        XCTAssertEqual(Set(cache.lookup(["a", "b"], now: now.addingTimeInterval(8)).keys), ["a", "b"])
+    }
+
+    /// A cache written by the enlog before the byte total (stop 16's schema, user_version 0)
+    /// is adopted as it is: counted once, then bounded like a new one.
+    func testCacheOfAnEarlierVersionIsCountedOnceAndKeptBounded() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("tiles.sqlite")
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: """
+                CREATE TABLE tile (key TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL, size INTEGER NOT NULL,
+                    etag TEXT, lastModified TEXT, expiresAt DOUBLE NOT NULL, lastUsedAt DOUBLE NOT NULL);
+                CREATE INDEX tile_on_lastUsedAt ON tile(lastUsedAt);
+                CREATE TABLE map (key TEXT PRIMARY KEY NOT NULL, png BLOB NOT NULL, size INTEGER NOT NULL,
+                    lastUsedAt DOUBLE NOT NULL);
+                CREATE TABLE strip (key TEXT PRIMARY KEY NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
+                    hasAlpha BOOLEAN NOT NULL, pixels BLOB NOT NULL, size INTEGER NOT NULL, lastUsedAt DOUBLE NOT NULL);
+                INSERT INTO tile VALUES ('old', zeroblob(3000), 3000, NULL, NULL, 0, 10);
+                INSERT INTO map VALUES ('older', zeroblob(2000), 2000, 5);
+                """)
+        }
+        let cache = TileDiskCache(path: path, maxBytes: 6000, warn: { _ in })
+        XCTAssertEqual(cache.lookup(["old"], now: now)["old"]?.body.count, 3000)
+        var (kept, counted) = try usage(path)
+        XCTAssertEqual(kept, 5000)
+        XCTAssertEqual(kept, counted)
+        cache.store("new", tile(2000), now: now.addingTimeInterval(1))          // 7000 > 6000: the old map goes
+        (kept, counted) = try usage(path)
+        XCTAssertEqual(kept, 5000)
+        XCTAssertEqual(kept, counted)
+        XCTAssertNil(cache.renderedMap("older", now: now.addingTimeInterval(2)))
+        let schema = try DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        }
+        XCTAssertEqual(schema, ["map_by_use", "strip_by_use", "tile_by_use"])
+        // A second process opening it counts nothing again.
+        TileDiskCache(path: path, maxBytes: 6000, warn: { _ in }).store("later", tile(100), now: now.addingTimeInterval(3))
+        (kept, counted) = try usage(path)
+        XCTAssertEqual(kept, counted)
+    }
+
     func testDiskCacheIsSharedThroughItsFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("tiles.sqlite")
