@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
         .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
-                linkerSettings: [.linkedLibrary("freetype")]),
+                linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("z")]),
         .target(
             name: "ENLogKit",
             dependencies: [

@@ -3,9 +3,9 @@
 #include <stddef.h>
 #include <cairo.h>
 
-// What the map renderer needs from C: PNG encoding through libpng, whose errors arrive by
-// longjmp (which must not cross Swift frames), and a cairo font face loaded by FreeType from a
-// font file, which skips fontconfig's start-up (reading its configuration and font caches).
+// What the map renderer needs from C: PNG decoding and encoding through libpng, whose errors
+// arrive by longjmp (which must not cross Swift frames), and a cairo font face loaded by
+// FreeType from a font file, which skips fontconfig's start-up (its configuration and caches).
 
 typedef struct {
     unsigned char *bytes;   // malloc'ed; free with enlog_png_buffer_free
@@ -13,11 +13,40 @@ typedef struct {
 } enlog_png_buffer;
 
 // Encodes a cairo CAIRO_FORMAT_RGB24 image (32 bits per pixel, native-endian xRGB, `stride`
-// bytes per row) as an 8-bit RGB PNG with one filter for every row and the given zlib level.
+// bytes per row) as an 8-bit RGB PNG, rows unfiltered, deflated at `zlib_level` in two halves
+// on up to `workers` threads (the bytes do not depend on `workers`).
 // Returns 0 and fills `out`, or -1 with a message in `message` (`out` is then empty).
 int enlog_png_encode_rgb24(const unsigned char *pixels, int width, int height, int stride,
-                           int zlib_level, enlog_png_buffer *out, char *message, size_t message_size);
+                           int zlib_level, int workers, enlog_png_buffer *out, char *message, size_t message_size);
 void enlog_png_buffer_free(enlog_png_buffer *buffer);
+
+// Decodes a PNG of `side`×`side` pixels (any colour type, bit depth or interlacing) straight
+// into a cairo CAIRO_FORMAT_RGB24 canvas with its top-left corner at (origin_x, origin_y):
+// only the part inside the canvas is written, translucent pixels are blended over what is
+// there, and a non-interlaced image is inflated no further than the canvas's last row.
+// Returns 0 when drawn, 1 when the image is not `side` pixels square (nothing drawn), or -1
+// with libpng's reason in `message` (the canvas may then be partly drawn). What lies past the
+// last row drawn is not checked: tiles are decoded whole when downloaded, before being cached.
+int enlog_png_decode_into_rgb24(const unsigned char *bytes, size_t count, int side,
+                                unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
+                                int origin_x, int origin_y, char *message, size_t message_size);
+
+// One tile of a batch: its PNG bytes and where its top-left corner goes; `status` and
+// `message` are what enlog_png_decode_into_rgb24 returned for it.
+typedef struct {
+    const unsigned char *bytes;
+    size_t count;
+    int x, y;
+    int status;
+    char message[160];
+} enlog_png_tile;
+
+// Decodes every tile of `tiles` into the canvas as enlog_png_decode_into_rgb24 does, on up to
+// `workers` threads (at most 4), each taking the next tile not yet taken. Tiles must not
+// overlap: each thread writes only its tiles' pixels.
+void enlog_png_decode_tiles_into_rgb24(enlog_png_tile *tiles, int count, int side,
+                                       unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
+                                       int workers);
 
 // A cairo font face for the first of `paths` that FreeType can open, made once per process and
 // kept for its lifetime (cairo's font caches may hold it past any canvas); NULL when none can

@@ -63,6 +63,15 @@ public struct LocationLogger: Sendable {
                 addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
             }
         }
+        // While the map is drawn on another thread: the note rendered and validated around a
+        // stand-in of the map (a random hash, the map's size), so that when the picture comes
+        // only its hash is left to put in. A 32-hex-digit attribute value replaced by another
+        // leaves the document exactly as valid; anything else is rendered again below.
+        let standIn = maps.flatMap { $0.settings.style == .tiles ? MapReference.standIn(for: $0.settings) : nil }
+        let early = standIn.flatMap { standIn in
+            try? render(fix, place, map: standIn, entry: DiaryEntry(message: message, attachments: attachments),
+                        addressProblem: addressProblem)
+        }
         var mapProblem: String?
         var mapPending = false
         var map: MapImage?
@@ -78,9 +87,15 @@ public struct LocationLogger: Sendable {
         }
         // A file identical to the map is the map: one resource per hash in a note.
         let files = attachments.filter { $0.hash != map?.md5 }
-        let entry = DiaryEntry(message: message, attachments: files)
         var draft: NoteDraft
-        (draft, addressProblem) = try render(fix, place, map: map.map(MapReference.init), entry: entry, addressProblem: addressProblem)
+        if let early, let standIn, let map, files.count == attachments.count,
+           map.width == standIn.width, map.height == standIn.height {
+            (draft, addressProblem) = early
+            draft.content = draft.content.replacingOccurrences(of: standIn.hash, with: map.md5)
+        } else {
+            (draft, addressProblem) = try render(fix, place, map: map.map(MapReference.init),
+                                                 entry: DiaryEntry(message: message, attachments: files), addressProblem: addressProblem)
+        }
         draft.account = account
         draft.resources = (map.map { [NoteResource(map: $0)] } ?? []) + files
         draft.mapPending = mapPending
@@ -90,6 +105,7 @@ public struct LocationLogger: Sendable {
         } else {
             try await outbox.enqueue(fix: fix, note: draft)
         }
+        await maps?.finishCaching()
         return Outcome(note: note, fix: fix, addressProblem: addressProblem, mapProblem: mapProblem, mapPending: mapPending)
     }
 

@@ -50,6 +50,10 @@ public final class MapRenderer: Sendable {
     let fetcher: TileFetcher
     /// The attribution strip once this process has it (drawn, or read from the disk cache).
     private let attribution = Mutex<AttributionStrip?>(nil)
+    /// Finished maps being written to the disk cache, until `finishCaching`.
+    private let caching = Mutex<[Task<Void, Never>]>([])
+    /// Maps `begin` started, until `render` collects them.
+    private let begun = Mutex<[BegunMap: Task<Result<MapImage, MapError>, Never>]>([:])
 
     /// - Parameter warn: told, once, when the disk cache cannot be used (maps still work).
     public init(settings: MapSettings, warn: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -64,9 +68,46 @@ public final class MapRenderer: Sendable {
     }
 
     /// The map of a fix, within `budget` (default: `settings.timeBudget`). Cancelling the
-    /// calling task stops its downloads; tiles already downloaded stay cached.
+    /// calling task stops its downloads; tiles already downloaded stay cached. A map `begin`
+    /// started for the same fix is collected instead of drawn again.
     public func render(_ fix: Fix, budget: Duration? = nil) async throws(MapError) -> MapImage {
-        try await render(latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.horizontalAccuracy, budget: budget)
+        if let early = begun.withLock({ $0.removeValue(forKey: BegunMap(fix)) }) {
+            return try await withTaskCancellationHandler { await early.value } onCancel: { early.cancel() }.get()
+        }
+        return try await render(latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.horizontalAccuracy, budget: budget)
+    }
+
+    /// Starts drawing the map of `fix` now, on another thread, for a caller that has other work
+    /// to do before it needs the map (`enlog log` opens the outbox and readies the note's
+    /// template meanwhile); its `render(fix)` then collects it. A map begun and never collected
+    /// is finished and cached, nothing more.
+    public func begin(_ fix: Fix, budget: Duration? = nil) {
+        guard settings.style != .none else { return }
+        let task = Task { () async -> Result<MapImage, MapError> in
+            do throws(MapError) {
+                return .success(try await self.render(latitude: fix.latitude, longitude: fix.longitude,
+                                                      accuracy: fix.horizontalAccuracy, budget: budget))
+            } catch {
+                return .failure(error)
+            }
+        }
+        begun.withLock { $0[BegunMap(fix)] = task }
+    }
+
+    /// Waits until every map drawn so far is in the disk cache. Drawing a map does not wait for
+    /// its cache write (a few milliseconds, now and then a WAL checkpoint): callers overlap it
+    /// with their own work and call this before they finish (a process that ends first only
+    /// loses the cached copy).
+    public func finishCaching() async {
+        for writing in caching.withLock({ writes in defer { writes = [] }; return writes }) {
+            await writing.value
+        }
+    }
+
+    /// What a begun map is found by: the parts of the fix the picture is drawn from.
+    private struct BegunMap: Hashable {
+        let latitude: Double, longitude: Double, accuracy: Double?
+        init(_ fix: Fix) { (latitude, longitude, accuracy) = (fix.latitude, fix.longitude, fix.horizontalAccuracy) }
     }
 
     /// - Parameter accuracy: horizontal accuracy in metres, drawn as a circle when known.
@@ -116,12 +157,15 @@ public final class MapRenderer: Sendable {
                             latitude: latitude, longitude: longitude, statistics: statistics)
         }
 
-        let canvas = try await paintedCanvas(layout, bodies: bodies)
+        let canvas = try paintedCanvas(layout, bodies: bodies)
         if let radius { canvas.drawAccuracy(x: markerX, y: markerY, radius: radius) }
         canvas.drawMarker(x: markerX, y: markerY)
         try await drawAttribution(on: canvas, key: attributionKey, statistics: &statistics)
         let png = try canvas.encoded()
-        await fetcher.storeRenderedMap(key, png)
+        // Written to the cache beside the caller's own work (storing the note), not before it.
+        let fetcher = self.fetcher
+        let writing = Task { await fetcher.storeRenderedMap(key, png) }
+        caching.withLock { $0.append(writing) }
         return MapImage(png: png, width: layout.width, height: layout.height,
                         latitude: latitude, longitude: longitude, statistics: statistics)
     }
@@ -134,18 +178,16 @@ public final class MapRenderer: Sendable {
     }
 
     /// A canvas with the layout's tiles painted in: what every tiled map draws on.
-    func paintedCanvas(_ layout: MapLayout, bodies: [String: [UInt8]]) async throws(MapError) -> MapCanvas {
-        let decoded = await Self.decode(layout.tiles.map { (tile: $0, body: bodies[tileURL($0)] ?? []) })
+    func paintedCanvas(_ layout: MapLayout, bodies: [String: [UInt8]]) throws(MapError) -> MapCanvas {
         let canvas = try MapCanvas(width: layout.width, height: layout.height)
-        for placement in layout.placements {
-            switch decoded[placement.tile] {
-            case .success(let image):
-                canvas.paint(image, x: placement.originX, y: placement.originY, size: WebMercator.tileSize)
-            case .failure(let failure):
-                throw .notAnImage(host: HTTPURLPolicy.describe(tileURL(placement.tile)), detail: "tile \(placement.tile): \(failure.detail)")
-            case nil:
-                throw .rendering("tile \(placement.tile) was not decoded")
-            }
+        let placements = layout.placements
+        do {
+            try canvas.paintPNGs(placements.map { placement in
+                MapCanvas.PNGPlacement(bytes: bodies[tileURL(placement.tile)] ?? [], x: placement.originX, y: placement.originY)
+            }, size: WebMercator.tileSize)
+        } catch {
+            let tile = placements[error.index].tile
+            throw .notAnImage(host: HTTPURLPolicy.describe(tileURL(tile)), detail: "tile \(tile): \(error.failure.detail)")
         }
         return canvas
     }
@@ -156,30 +198,6 @@ public final class MapRenderer: Sendable {
         let attribution = try await attributionStrip(key: key)
         statistics.attributionFromCache = !attribution.drawn
         canvas.drawAttribution(attribution.strip)
-    }
-
-    /// How many tiles are decoded at once: a core each (2 on the machines enlog is built on, 4 on
-    /// a Raspberry Pi), and no more than 4, which is as many as a map of the default size needs
-    /// for its 9 tiles to take 3 rounds.
-    static let decodeWidth = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-
-    /// Decodes `tiles` on up to `decodeWidth` threads of the cooperative pool (decoding is CPU
-    /// work, ~0.6 ms a tile).
-    static func decode(_ tiles: [(tile: TileID, body: [UInt8])]) async -> [TileID: Result<DecodedImage, CairoPNG.DecodeFailure>] {
-        await withTaskGroup(of: (TileID, Result<DecodedImage, CairoPNG.DecodeFailure>).self) { group in
-            var pending = tiles[...]
-            func startNext() {
-                guard let next = pending.popFirst() else { return }
-                group.addTask { (next.tile, CairoPNG.decodePixels(next.body)) }
-            }
-            for _ in 0..<decodeWidth { startNext() }
-            var decoded: [TileID: Result<DecodedImage, CairoPNG.DecodeFailure>] = [:]
-            while let (tile, result) = await group.next() {
-                decoded[tile] = result
-                startNext()
-            }
-            return decoded
-        }
     }
 
     /// The attribution's pixels: from this process, else from the disk cache under `key`, else
@@ -246,8 +264,9 @@ public final class MapRenderer: Sendable {
 /// key (its text, drawing and font file). Bump `version` whenever the drawing changes (colours,
 /// marker, encoder settings).
 enum RenderedMapKey {
-    /// 2: the attribution composited as a strip.
-    static let version = 2
+    /// 2: the attribution composited as a strip. 3: tiles decoded by libpng into the canvas,
+    /// rows written unfiltered.
+    static let version = 3
 
     static func make(layout: MapLayout, markerX: Double, markerY: Double, accuracyRadius: Double?,
                      attribution: String?, bodies: [[UInt8]]) -> String {

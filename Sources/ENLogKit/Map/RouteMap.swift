@@ -64,7 +64,7 @@ extension MapRenderer {
         return try await Self.within(budget ?? settings.timeBudget) { () async throws(MapError) -> MapImage in
             var statistics = TileStatistics()
             let bodies = try await self.tileBodies(layout, statistics: &statistics)
-            let canvas = try await self.paintedCanvas(layout, bodies: bodies)
+            let canvas = try self.paintedCanvas(layout, bodies: bodies)
             canvas.drawRoute(points)
             canvas.drawStart(x: points[0].x, y: points[0].y)
             canvas.drawMarker(x: points[points.count - 1].x, y: points[points.count - 1].y)

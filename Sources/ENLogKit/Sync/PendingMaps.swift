@@ -48,6 +48,7 @@ extension SyncRun {
                 try await giveUpMap(id, reason: oneLine(error))
             }
         }
+        await options.maps?.finishCaching()
         summary.waitingForMap = try await outbox.pendingMapCount()
     }
 

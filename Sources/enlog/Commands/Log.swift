@@ -110,6 +110,13 @@ struct Log: AsyncParsableCommand {
                 .map { ($0, $0.files) }
         }
         let words = try MessageInput(paragraphs: message, file: messageFile, edit: edit).read()
+        // The first location is taken before anything is opened, and its map started on another
+        // core: drawing it (tiles read, decoded, the PNG encoded) overlaps readying the template
+        // and the outbox, and rendering the note (see LocationLogger), which need no map yet.
+        let maps = MapRenderer(settings: MapSettings(config: config), warn: { Terminal.standardError("enlog: warning: \($0)") })
+        let mapBudget = MapSettings.logBudget(config: config)
+        let firstFix = try await sources[0].source.currentFix()
+        maps.begin(firstFix, budget: mapBudget)
         let renderer = try NoteRenderer(config: config)
         let outbox = try global.openOutbox(config)
         let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
@@ -117,13 +124,11 @@ struct Log: AsyncParsableCommand {
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
         let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: places,
                                     lookupBudget: config.duration(.geocodingTimeout),
-                                    account: account,
-                                    maps: MapRenderer(settings: MapSettings(config: config),
-                                                      warn: { Terminal.standardError("enlog: warning: \($0)") }),
-                                    mapBudget: MapSettings.logBudget(config: config))
+                                    account: account, maps: maps, mapBudget: mapBudget)
         var outcomes: [LocationLogger.Outcome] = []
-        for (source, files) in sources {
-            outcomes.append(try await logger.log(from: source, message: words, attachments: files))
+        for (index, (source, files)) in sources.enumerated() {
+            let fix = index == 0 ? firstFix : try await source.currentFix()
+            outcomes.append(try await logger.log(fix, historyFix: nil, message: words, attachments: files))
         }
         if json {
             Terminal.standardOutput(outcomes.count == 1

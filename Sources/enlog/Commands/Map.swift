@@ -57,6 +57,7 @@ struct MapCommand: AsyncParsableCommand {
                                    warn: { Terminal.standardError("enlog: warning: \($0)") })
         let image = try await renderer.render(latitude: position.latitude, longitude: position.longitude,
                                               accuracy: position.horizontalAccuracy)
+        await renderer.finishCaching()
         guard let output else {
             FileHandle.standardOutput.write(image.png)
             return

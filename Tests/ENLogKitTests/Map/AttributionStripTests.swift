@@ -9,8 +9,8 @@ final class AttributionStripTests: TileServerTestCase {
     let paris = (latitude: 48.8584, longitude: 2.2945)
 
     func render(cache: String?, accuracy: Double) async throws -> MapImage {
-        try await MapRenderer(settings: .local(server, cache: cache))
-            .render(latitude: paris.latitude, longitude: paris.longitude, accuracy: accuracy)
+        try await MapRenderer.renderAsAProcess(.local(server, cache: cache), latitude: paris.latitude,
+                                               longitude: paris.longitude, accuracy: accuracy)
     }
 
     func testANewPictureWithTheCachedStripIsThePictureDrawingTheTextMakes() async throws {

@@ -9,8 +9,10 @@ final class TileTestServer {
     var baseURL: String { server.baseURL }
     var tileURL: String { "\(server.baseURL)/{z}/{x}/{y}.png" }
 
-    init() throws {
-        server = try PythonServer(script: "tile_server.py")
+    /// - Parameter city: busy palette tiles of 25-30 KB (a city centre's), where the default
+    ///   ones are 2 KB: maps of the size real ones have.
+    init(city: Bool = false) throws {
+        server = try PythonServer(script: "tile_server.py", arguments: city ? ["--city"] : [])
     }
 
     struct Log {
@@ -48,6 +50,18 @@ class TileServerTestCase: XCTestCase {
     }
 
     var cachePath: String { directory.path("cache/enlog/tiles.sqlite") }
+}
+
+extension MapRenderer {
+    /// A map drawn as one enlog process draws it: by a renderer of its own, whose writes to the
+    /// disk cache are finished before it goes (as every command waits for them).
+    static func renderAsAProcess(_ settings: MapSettings, latitude: Double, longitude: Double,
+                                 accuracy: Double?) async throws -> MapImage {
+        let renderer = MapRenderer(settings: settings)
+        let image = try await renderer.render(latitude: latitude, longitude: longitude, accuracy: accuracy)
+        await renderer.finishCaching()
+        return image
+    }
 }
 
 /// What an independent decoder (Python's PIL) reads from a PNG.

@@ -12,8 +12,8 @@ final class RenderedMapTests: TileServerTestCase {
     var tiles: Int { MapLayout(latitude: paris.latitude, longitude: paris.longitude, zoom: 16, width: 600, height: 400).tiles.count }
 
     func render(cache: String?, latitude: Double? = nil, accuracy: Double? = 20) async throws -> MapImage {
-        try await MapRenderer(settings: .local(server, cache: cache))
-            .render(latitude: latitude ?? paris.latitude, longitude: paris.longitude, accuracy: accuracy)
+        try await MapRenderer.renderAsAProcess(.local(server, cache: cache), latitude: latitude ?? paris.latitude,
+                                               longitude: paris.longitude, accuracy: accuracy)
     }
 
     func testTheSamePlaceAgainReusesTheFinishedMapWhichIsWhatDrawingItMakes() async throws {

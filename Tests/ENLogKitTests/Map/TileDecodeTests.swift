@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+@testable import ENLogKit
+
+/// Tiles are decoded by libpng straight into the map's canvas (`MapCanvas.paintPNG`). Every kind
+/// of PNG a tile server may send is written by an independent encoder (pypng), drawn partly
+/// outside the canvas, and the canvas is compared pixel by pixel with what pypng reads from the
+/// tile blended over the canvas's background (Pillow reading the canvas).
+final class TileDecodeTests: XCTestCase {
+    static let kinds = ["palette", "palette_trns", "palette_interlaced", "grey1", "grey8", "grey16", "greyalpha8",
+                        "rgb8", "rgb16", "rgba8", "rgba16", "rgb8_interlaced"]
+
+    func testEveryKindOfPNGTileIsDrawnAsAnIndependentReaderSeesIt() throws {
+        let python = try PythonServer.interpreter(stdlibOnly: false)
+        let script = PythonServer.supportDirectory.appendingPathComponent("png_kinds.py").path
+        let directory = try TemporaryDirectory()
+        let written = try Subprocess.run(URL(fileURLWithPath: python), [script, "write", directory.url.path])
+        XCTAssertEqual(written.status, 0, written.standardError)
+        // Clipped on the left and at the bottom (rows below the canvas are never inflated), and
+        // on the top and right: every edge of the clip.
+        for (kind, (x, y)) in zip(Self.kinds, [(-50, 30), (70, -100), (200, 60)].cycled(to: Self.kinds.count)) {
+            let tile = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.path("\(kind).png"))))
+            let canvas = try MapCanvas(width: 300, height: 200)
+            try canvas.paintPNG(tile, x: x, y: y, size: WebMercator.tileSize)
+            let drawn = directory.path("\(kind)-canvas.png")
+            try Data(canvas.encoded()).write(to: URL(fileURLWithPath: drawn))
+            let compared = try Subprocess.run(URL(fileURLWithPath: python),
+                                              [script, "compare", directory.path("\(kind).png"), drawn, "\(x)", "\(y)"])
+            XCTAssertEqual(compared.status, 0, compared.standardError)
+            let result = try JSONDecoder().decode(Comparison.self, from: Data(compared.standardOutput.utf8))
+            XCTAssertEqual(result.pixels, 300 * 200, kind)
+            // 1: the blend's rounding; an unblended, shifted or mis-expanded pixel is off by far more.
+            XCTAssertLessThanOrEqual(result.maxDifference, 1, "\(kind) at \(x),\(y)")
+        }
+    }
+
+    func testABrokenTileIsAnErrorWithLibpngsReason() throws {
+        let canvas = try MapCanvas(width: 300, height: 200)
+        let python = try PythonServer.interpreter(stdlibOnly: false)
+        let directory = try TemporaryDirectory()
+        let written = try Subprocess.run(URL(fileURLWithPath: python),
+                                         [PythonServer.supportDirectory.appendingPathComponent("png_kinds.py").path, "write", directory.url.path])
+        XCTAssertEqual(written.status, 0, written.standardError)
+        let tile = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.path("rgb8.png"))))
+        // Cut in the middle of its image data, at the top of the canvas: the rows it lacks are needed.
+        XCTAssertThrowsError(try canvas.paintPNG(Array(tile.prefix(tile.count / 2)), x: 0, y: 0, size: WebMercator.tileSize)) { error in
+            let detail = (error as? CairoPNG.DecodeFailure)?.detail ?? ""
+            XCTAssertTrue(detail.hasPrefix("not a decodable PNG: "), detail)
+        }
+        var flipped = tile
+        flipped[29] ^= 0x01          // the interlace byte of IHDR: its CRC no longer matches
+        XCTAssertThrowsError(try canvas.paintPNG(flipped, x: 0, y: 0, size: WebMercator.tileSize)) { error in
+            XCTAssertTrue(((error as? CairoPNG.DecodeFailure)?.detail ?? "").contains("CRC"), "\(error)")
+        }
+        XCTAssertThrowsError(try canvas.paintPNG(Array("<html>busy</html>".utf8), x: 0, y: 0, size: WebMercator.tileSize)) { error in
+            XCTAssertEqual((error as? CairoPNG.DecodeFailure)?.detail, "no PNG signature (17 bytes)")
+        }
+    }
+
+    private struct Comparison: Decodable {
+        let maxDifference: Int
+        let pixels: Int
+        enum CodingKeys: String, CodingKey {
+            case maxDifference = "max_difference"
+            case pixels
+        }
+    }
+}
+
+private extension MapCanvas {
+    /// One tile, through the batch decoder as a map's tiles go.
+    func paintPNG(_ bytes: [UInt8], x: Int, y: Int, size: Int) throws(CairoPNG.DecodeFailure) {
+        do {
+            try paintPNGs([PNGPlacement(bytes: bytes, x: x, y: y)], size: size)
+        } catch {
+            throw error.failure
+        }
+    }
+}
+
+private extension Array {
+    /// The elements repeated until there are `count`.
+    func cycled(to count: Int) -> [Element] { (0..<count).map { self[$0 % self.count] } }
+}
