@@ -83,15 +83,19 @@ final class TileDiskCache: Sendable {
                 // One statement for the whole map, not one per tile.
                 let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
                 var found: [String: CachedTile] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT key, body, etag, lastModified, expiresAt FROM tile WHERE key IN (\(marks))",
-                                            arguments: StatementArguments(keys)) {
-                    let body: Data = row["body"]
-                    found[row["key"]] = CachedTile(body: [UInt8](body), etag: row["etag"], lastModified: row["lastModified"],
-                                                   expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
+                var touched: [String] = []
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT key, body, etag, lastModified, expiresAt, lastUsedAt FROM tile WHERE key IN (\(marks))
+                    """, arguments: StatementArguments(keys)) {
+                    let body: Data = row["body"], key: String = row["key"]
+                    found[key] = CachedTile(body: [UInt8](body), etag: row["etag"], lastModified: row["lastModified"],
+                                            expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
+                    if Self.needsTouch(lastUsedAt: row["lastUsedAt"], now: now) { touched.append(key) }
                 }
-                if !found.isEmpty {
+                if !touched.isEmpty {
+                    let marks = Array(repeating: "?", count: touched.count).joined(separator: ",")
                     try db.execute(sql: "UPDATE tile SET lastUsedAt = ? WHERE key IN (\(marks))",
-                                   arguments: StatementArguments([now.timeIntervalSince1970] + keys))
+                                   arguments: StatementArguments([now.timeIntervalSince1970] + touched))
                 }
                 return found
             }
@@ -111,6 +115,7 @@ final class TileDiskCache: Sendable {
                                      tile.expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
                 try self.evict(db)
             }
+            try self.keepWALShort(pool)
         }
     }
 
@@ -129,9 +134,13 @@ final class TileDiskCache: Sendable {
     func renderedMap(_ key: String, now: Date) -> [UInt8]? {
         use("read") { pool in
             try pool.write { db -> [UInt8]? in
-                guard let png = try Data.fetchOne(db, sql: "SELECT png FROM map WHERE key = ?", arguments: [key]) else { return nil }
-                try db.execute(sql: "UPDATE map SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
-                return [UInt8](png)
+                guard let row = try Row.fetchOne(db, sql: "SELECT png, lastUsedAt FROM map WHERE key = ?", arguments: [key]) else {
+                    return nil
+                }
+                if Self.needsTouch(lastUsedAt: row["lastUsedAt"], now: now) {
+                    try db.execute(sql: "UPDATE map SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
+                }
+                return [UInt8](row["png"] as Data)
             }
         } ?? nil
     }
@@ -148,6 +157,7 @@ final class TileDiskCache: Sendable {
                                arguments: [key, Data(png), png.count, now.timeIntervalSince1970])
                 try self.evict(db)
             }
+            try self.keepWALShort(pool)
         }
     }
 
@@ -156,9 +166,11 @@ final class TileDiskCache: Sendable {
     func attributionStrip(_ key: String, now: Date) -> AttributionStrip? {
         use("read") { pool in
             try pool.write { db -> AttributionStrip? in
-                guard let row = try Row.fetchOne(db, sql: "SELECT width, height, hasAlpha, pixels FROM strip WHERE key = ?",
+                guard let row = try Row.fetchOne(db, sql: "SELECT width, height, hasAlpha, pixels, lastUsedAt FROM strip WHERE key = ?",
                                                  arguments: [key]) else { return nil }
-                try db.execute(sql: "UPDATE strip SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
+                if Self.needsTouch(lastUsedAt: row["lastUsedAt"], now: now) {
+                    try db.execute(sql: "UPDATE strip SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
+                }
                 let width: Int = row["width"], height: Int = row["height"], pixels: Data = row["pixels"]
                 guard (1...CairoPNG.maximumSide).contains(width), (1...CairoPNG.maximumSide).contains(height),
                       pixels.count == width * height * 4 else { return nil }
@@ -181,7 +193,18 @@ final class TileDiskCache: Sendable {
                                      image.pixels.count, now.timeIntervalSince1970])
                 try self.evict(db)
             }
+            try self.keepWALShort(pool)
         }
+    }
+
+    /// How stale a stored use may be before a read writes the new one: eviction needs the order
+    /// of use to within the minute, not the millisecond, and a read that writes nothing
+    /// commits nothing (no write to the WAL, no checkpoint) — most reads of a map logged in
+    /// the same place as the one before.
+    static let touchInterval: TimeInterval = 60
+
+    static func needsTouch(lastUsedAt: Double, now: Date) -> Bool {
+        abs(now.timeIntervalSince1970 - lastUsedAt) >= touchInterval
     }
 
     /// For tests and `enlog map`: stored tiles and their bytes (nil when the cache is off).
@@ -217,6 +240,23 @@ final class TileDiskCache: Sendable {
         for victim in victims {
             // The table name comes from the query's own literals above.
             try db.execute(sql: "DELETE FROM \(victim.table) WHERE rowid = ?", arguments: [victim.row])
+        }
+    }
+
+    /// Past this size the WAL is checkpointed into the file and truncated (a few new maps).
+    static let walLimit = 1 << 20
+
+    /// Each enlog process is the first to open the cache, and SQLite then rebuilds its WAL index
+    /// from the WAL file, reading all of it and forgetting how much was checkpointed: a WAL
+    /// that is not truncated is never restarted by short-lived processes, grows with every
+    /// write, and costs every later process more to open (and every automatic checkpoint more
+    /// to copy). Truncated here, after a write, by the process that wrote: busy readers in
+    /// other processes only postpone it to the next write.
+    private func keepWALShort(_ pool: DatabasePool) throws {
+        var status = stat()
+        guard stat(path + "-wal", &status) == 0, Int(status.st_size) > Self.walLimit else { return }
+        try pool.writeWithoutTransaction { db in
+            _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 

@@ -50,6 +50,24 @@ final class MapCommandTests: XCTestCase {
         XCTAssertEqual(decoded.center, [Int(marker.red), Int(marker.green), Int(marker.blue)])
     }
 
+    /// Every process is the first to open the cache, so SQLite never restarts its WAL on its own:
+    /// without truncation it would grow by each new map (~190 KB of a city's) for good.
+    func testTheTileCachesWALStaysShortAcrossProcesses() async throws {
+        let city = try TileTestServer(city: true)
+        defer { city.stop() }
+        var largest = 0
+        for run in 0..<10 {
+            let at = String(format: "48.858400,%.6f", 2.2945 + 3e-5 * Double(run))   // a pixel and a half apart
+            let result = try enlog(["map", "--at", at, "-o", home.path("map.png")], ["ENLOG_MAP_TILE_URL": city.tileURL])
+            XCTAssertEqual(result.status, 0, result.standardError)
+            let wal = try? FileManager.default.attributesOfItem(atPath: home.path("cache/enlog/tiles.sqlite-wal"))
+            largest = max(largest, (wal?[.size] as? Int) ?? 0)
+        }
+        let picture = try Data(contentsOf: home.url.appendingPathComponent("map.png")).count
+        XCTAssertGreaterThan(picture, 100_000, "city tiles make maps of a real one's size")
+        XCTAssertLessThanOrEqual(largest, TileDiskCache.walLimit + 2 * picture)
+    }
+
     func testConfiguredSizeAndZoomAndThePNGOnStandardOutput() async throws {
         _ = try home.file("config/enlog/config.toml", contents: "[map]\nwidth = 320\nheight = 200\nzoom = 12\n")
         let decoded = try IndependentDecoder.decode(try pngFromStdout())

@@ -17,15 +17,34 @@ final class TileCacheTests: XCTestCase {
         let warnings = WarningLog()
         let cache = TileDiskCache(path: directory.path("cache/tiles.sqlite"), maxBytes: 3000, warn: warnings.sink)
         cache.store("a", tile(1000), now: now)
-        cache.store("b", tile(1000), now: now.addingTimeInterval(1))
-        cache.store("c", tile(1000), now: now.addingTimeInterval(2))
-        _ = cache.lookup(["a"], now: now.addingTimeInterval(3))          // a is now the most recently used
-        cache.store("d", tile(1000), now: now.addingTimeInterval(4))     // 4000 > 3000: b goes
-        let found = cache.lookup(["a", "b", "c", "d"], now: now.addingTimeInterval(5))
+        cache.store("b", tile(1000), now: now.addingTimeInterval(100))
+        cache.store("c", tile(1000), now: now.addingTimeInterval(200))
+        _ = cache.lookup(["a"], now: now.addingTimeInterval(300))          // a is now the most recently used
+        cache.store("d", tile(1000), now: now.addingTimeInterval(400))     // 4000 > 3000: b goes
+        let found = cache.lookup(["a", "b", "c", "d"], now: now.addingTimeInterval(500))
         XCTAssertEqual(Set(found.keys), ["a", "c", "d"])
         XCTAssertEqual(cache.statistics()?.bytes, 3000)
         XCTAssertEqual(found["a"], tile(1000))
         XCTAssertEqual(warnings.all, [])
+    }
+
+    func testAReadWithinAMinuteOfTheLastUseWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("tiles.sqlite")
+        let cache = TileDiskCache(path: path, maxBytes: 1 << 20, warn: { _ in })
+        cache.store("a", tile(10), now: now)
+        cache.storeRenderedMap("m", [1, 2, 3], now: now)
+        func lastUse() throws -> [Double] {
+            try DatabaseQueue(path: path).read { db in
+                try Double.fetchAll(db, sql: "SELECT lastUsedAt FROM tile UNION ALL SELECT lastUsedAt FROM map")
+            }
+        }
+        XCTAssertNotNil(cache.lookup(["a"], now: now.addingTimeInterval(30))["a"])
+        XCTAssertNotNil(cache.renderedMap("m", now: now.addingTimeInterval(30)))
+        XCTAssertEqual(try lastUse(), [now.timeIntervalSince1970, now.timeIntervalSince1970])
+        XCTAssertNotNil(cache.lookup(["a"], now: now.addingTimeInterval(90))["a"])
+        XCTAssertNotNil(cache.renderedMap("m", now: now.addingTimeInterval(90)))
+        XCTAssertEqual(try lastUse(), [now.timeIntervalSince1970 + 90, now.timeIntervalSince1970 + 90])
     }
 
     /// The byte total the bound is checked against, as the triggers keep it, beside the sum
