@@ -63,7 +63,7 @@ struct MapCommand: AsyncParsableCommand {
             return
         }
         do {
-            try image.png.write(to: URL(fileURLWithPath: output), options: .atomic)
+            try image.png.write(to: URL(fileURLWithPath: output), options: Self.replacesByRenaming(output) ? .atomic : [])
         } catch {
             throw MapOutputError(path: output, detail: (error as NSError).localizedFailureReason ?? error.localizedDescription)
         }
@@ -72,6 +72,19 @@ struct MapCommand: AsyncParsableCommand {
             + "images: \(counts.fromMemory) from memory, \(counts.fromDisk) from disk, \(counts.downloaded) downloaded, "
             + "\(counts.revalidated) revalidated, \(counts.staleUsed) stale"
             + (counts.renderedFromCache ? "; the picture itself from the cache (made before from the same tiles)" : ""))
+    }
+}
+
+extension MapCommand {
+    /// Whether -o's file is written as a new file renamed over the old one, so that no reader
+    /// ever sees half a picture: when it is a regular file or not there yet. Anything else is
+    /// written in place, because a rename would replace it: a device (`-o /dev/null`, which
+    /// the rename would turn into a regular file, for every program, when run as root), a FIFO,
+    /// or a symbolic link (the picture goes to the file it points to).
+    static func replacesByRenaming(_ path: String) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return true }
+        return status.st_mode & S_IFMT == S_IFREG
     }
 }
 

@@ -68,6 +68,33 @@ final class MapCommandTests: XCTestCase {
         XCTAssertLessThanOrEqual(largest, TileDiskCache.walLimit + 2 * picture)
     }
 
+    /// `-o` onto something that is not a regular file is written through, never replaced by a
+    /// rename: a FIFO stays a FIFO (as /dev/null stays a device), a symbolic link stays a link.
+    func testOutputThatIsNotARegularFileIsWrittenInPlace() async throws {
+        let fifo = home.path("pipe.png")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let received = home.path("received.png")
+        // The reader: the FIFO opened for reading before enlog opens it for writing.
+        let reader = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "cat \"$0\" > \"$1\"", fifo, received])
+        let result = try enlog(["map", "--at", "48.858400,2.294500", "-o", fifo])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        var status = stat()
+        XCTAssertEqual(lstat(fifo, &status), 0)
+        guard status.st_mode & S_IFMT == S_IFIFO else {
+            reader.kill()   // nobody will ever write to the FIFO it waits on
+            return XCTFail("the FIFO was replaced by a regular file")
+        }
+        XCTAssertEqual(reader.wait(), 0)
+        XCTAssertEqual(try IndependentDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: received))).width, 600)
+
+        let target = try home.file("target.png", contents: "old")
+        try FileManager.default.createSymbolicLink(atPath: home.path("link.png"), withDestinationPath: target.path)
+        let linked = try enlog(["map", "--at", "48.858400,2.294500", "-o", home.path("link.png")])
+        XCTAssertEqual(linked.status, 0, linked.standardError)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: home.path("link.png")), target.path)
+        XCTAssertEqual(try IndependentDecoder.decode(try Data(contentsOf: target)).width, 600)
+    }
+
     func testConfiguredSizeAndZoomAndThePNGOnStandardOutput() async throws {
         _ = try home.file("config/enlog/config.toml", contents: "[map]\nwidth = 320\nheight = 200\nzoom = 12\n")
         let decoded = try IndependentDecoder.decode(try pngFromStdout())
