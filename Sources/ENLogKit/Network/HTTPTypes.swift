@@ -62,6 +62,15 @@ public struct HTTPConfiguration: Sendable {
 
     public static let defaultUserAgent = "enlog/\(ENLogVersion.current) (Linux)"
 
+    /// What every call to Evernote (sync, sign-in, notebooks) honours from the settings: the
+    /// CA file to trust (`network.ca_file`) and how long one request may take
+    /// (`network.request_timeout`, or `requestTimeout` given on the command line).
+    public init(config: Config, requestTimeout: Duration? = nil) {
+        let timeout = requestTimeout ?? config.duration(.requestTimeout)
+        self.init(totalTimeout: timeout, caFile: config.string(.caFile))
+        connectTimeout = min(connectTimeout, timeout)
+    }
+
     public init(connectTimeout: Duration = .seconds(10),
                 totalTimeout: Duration = .seconds(60),
                 userAgent: String = HTTPConfiguration.defaultUserAgent,

@@ -50,10 +50,7 @@ public struct SyncSession: Sendable {
             summary.verdict = SyncSummary.verdict(for: summary)
             return .unreachable(report, summary)
         }
-        var http = HTTPConfiguration(caFile: config.string(.caFile))
-        let timeout = requestTimeout ?? config.duration(.requestTimeout)
-        http.totalTimeout = timeout
-        http.connectTimeout = min(http.connectTimeout, timeout)
+        var http = HTTPConfiguration(config: config, requestTimeout: requestTimeout)
         // Nothing queued: no NoteStore call will be made, so no lookup to wait for either.
         if let endpoint, !plan.proxied, !dryRun, waiting > 0 {
             let decision = try await NoteStoreAddressing.decide(

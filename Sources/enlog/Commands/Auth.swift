@@ -51,14 +51,14 @@ struct Auth: AsyncParsableCommand {
 
         func run() async throws {
             let config = try global.loadConfig()
-            let flow = AuthFlow(transport: HTTPClient(), printLine: { Terminal.standardError($0) })
+            let flow = AuthFlow(transport: Account.client(config), printLine: { Terminal.standardError($0) })
             let consumer = AuthFlow.consumer(environment: ProcessInfo.processInfo.environment,
                                              key: config.string(.consumerKey), secret: config.string(.consumerSecret))
             let credentials = try await flow.login(AuthLoginOptions(
                 service: service.service, host: service.host, consumer: consumer,
                 signatureMethod: plaintext ? .plaintext : .hmacSHA1, noBrowser: noBrowser,
                 callbackPort: port ?? 0, timeout: timeout ?? 300))
-            try await Account.store(credentials, global: global)
+            try await Account.store(credentials, config: config)
         }
     }
 
@@ -82,7 +82,7 @@ struct Auth: AsyncParsableCommand {
             let resolved = try AuthService.resolve(service.service, host: service.host)
             let credentials = Credentials(service: service.service, host: resolved.baseURL, authProtocol: .token,
                                           noteStoreUrl: noteStoreUrl, token: token)
-            try await Account.store(credentials, global: global)
+            try await Account.store(credentials, config: try global.loadConfig())
         }
     }
 
@@ -139,16 +139,22 @@ enum Account {
         CredentialStore(path: CredentialStore.defaultPath())
     }
 
-    static func store(_ credentials: Credentials, global: GlobalOptions) async throws {
-        let account = try await EvernoteAccount(credentials: credentials).verified()
+    /// The HTTP client for the account's calls, with the network settings (CA file, timeout).
+    static func client(_ config: Config) -> HTTPClient {
+        HTTPClient(configuration: HTTPConfiguration(config: config))
+    }
+
+    static func store(_ credentials: Credentials, config: Config) async throws {
+        let account = try await EvernoteAccount(credentials: credentials, http: client(config)).verified()
         let store = credentialStore()
         try store.save(account.credentials)
         let who = account.credentials.userName ?? account.credentials.userId.map { "user \($0)" } ?? "your account"
         Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(store.path)")
     }
 
-    static func signedIn() async throws -> EvernoteAccount {
-        try await EvernoteAccount.signedIn(store: credentialStore(), flow: AuthFlow(transport: HTTPClient(), printLine: { Terminal.standardError($0) }))
+    static func signedIn(_ config: Config) async throws -> EvernoteAccount {
+        try await EvernoteAccount.signedIn(store: credentialStore(),
+                                           flow: AuthFlow(transport: client(config), printLine: { Terminal.standardError($0) }))
     }
 }
 
@@ -164,7 +170,7 @@ struct Notebooks: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let notebooks = try await Account.signedIn().noteStore().listNotebooks()
+        let notebooks = try await Account.signedIn(try global.loadConfig()).noteStore().listNotebooks()
             .sorted { ($0.name ?? "").localizedCaseInsensitiveCompare($1.name ?? "") == .orderedAscending }
         if json {
             Terminal.standardOutput(try AccountReport.json(notebooks))

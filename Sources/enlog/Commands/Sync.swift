@@ -40,7 +40,7 @@ struct Sync: AsyncParsableCommand {
                                           write: { FileHandle.standardError.write(Data($0.utf8)) })
         let outcome: SyncSession.Outcome
         do {
-            outcome = try await SyncSession(config: config, outbox: outbox, account: try await Account.signedIn())
+            outcome = try await SyncSession(config: config, outbox: outbox, account: try await Account.signedIn(config))
                 .run(maxNotes: max, dryRun: dryRun, observer: { printer.handle($0) })
         } catch {
             printer.finish()
