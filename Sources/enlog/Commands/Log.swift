@@ -115,8 +115,8 @@ struct Log: AsyncParsableCommand {
         // and the outbox, and rendering the note (see LocationLogger), which need no map yet.
         let maps = MapRenderer(settings: MapSettings(config: config), warn: { Terminal.standardError("enlog: warning: \($0)") })
         let mapBudget = MapSettings.logBudget(config: config)
-        let firstFix = try await sources[0].source.currentFix()
-        maps.begin(firstFix, budget: mapBudget)
+        let firstFix = try await sources.first?.source.currentFix()
+        if let firstFix { maps.begin(firstFix, budget: mapBudget) }
         let renderer = try NoteRenderer(config: config)
         let outbox = try global.openOutbox(config)
         let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
@@ -127,7 +127,7 @@ struct Log: AsyncParsableCommand {
                                     account: account, maps: maps, mapBudget: mapBudget)
         var outcomes: [LocationLogger.Outcome] = []
         for (index, (source, files)) in sources.enumerated() {
-            let fix = index == 0 ? firstFix : try await source.currentFix()
+            let fix = if index == 0, let firstFix { firstFix } else { try await source.currentFix() }
             outcomes.append(try await logger.log(fix, historyFix: nil, message: words, attachments: files))
         }
         if json {
