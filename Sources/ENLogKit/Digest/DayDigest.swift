@@ -13,7 +13,9 @@ public struct DigestError: ENLogError, Equatable {
 /// the route drawn on the map. Written once per day: the outbox remembers which days have theirs.
 public struct DayDigest: Sendable {
     public enum Outcome: Sendable {
-        case written(note: OutboxNote, statistics: TrackStatistics, places: Int, mapProblem: String?)
+        /// `mapPending`: the route could not be drawn now (offline, tile server down); sync
+        /// makes the digest again with it before upload.
+        case written(note: OutboxNote, statistics: TrackStatistics, places: Int, mapProblem: String?, mapPending: Bool)
         /// The day had its digest already: that note.
         case alreadyThere(noteId: Int64)
     }
@@ -45,6 +47,29 @@ public struct DayDigest: Sendable {
 
     public func write(_ day: TrackDay) async throws -> Outcome {
         if let existing = try await outbox.digestNote(day: day.name) { return .alreadyThere(noteId: existing) }
+        let made = try await draft(day)
+        switch try await outbox.enqueueDigest(day: day.name, note: made.draft, onFix: made.lastFix) {
+        case .written(let note):
+            return .written(note: note, statistics: made.statistics, places: made.places, mapProblem: made.mapProblem,
+                            mapPending: made.draft.mapPending)
+        case .alreadyThere(let noteId):
+            return .alreadyThere(noteId: noteId)
+        }
+    }
+
+    /// A digest whose route could not be drawn when it was written (offline, tile server down)
+    /// waits for it like a note for its map: sync makes the day's digest again, route included,
+    /// and it replaces the stored one (`OutboxStore.replaceDigest`). Throws the `MapError` when
+    /// the route still cannot be drawn, so sync counts the failed attempt.
+    public func remade(_ noteId: Int64, day: TrackDay, now: Date = Date()) async throws {
+        let made = try await draft(day)
+        if made.draft.mapPending, let problem = made.mapError { throw problem }
+        try await outbox.replaceDigest(noteId, with: made.draft, now: now)
+    }
+
+    /// The day's digest note as it would be written now.
+    private func draft(_ day: TrackDay) async throws
+        -> (draft: NoteDraft, lastFix: Int64, statistics: TrackStatistics, places: Int, mapProblem: String?, mapError: MapError?) {
         let records = try await outbox.history(from: day.start, to: day.end)
         guard let last = records.last, let lastId = last.id else { throw DigestError(day: day.name) }
         let fixes = try records.map { try $0.fix() }
@@ -56,6 +81,7 @@ public struct DayDigest: Sendable {
                                  fileName: "enlog-\(day.name).gpx", latitude: nil, longitude: nil)
         var resources: [NoteResource] = []
         var mapProblem: String?
+        var mapError: MapError?
         var picture: MapReference?
         if let maps {
             do {
@@ -66,6 +92,7 @@ public struct DayDigest: Sendable {
                 picture = MapReference(image)
             } catch {
                 if error != .disabled { mapProblem = error.reason }
+                mapError = error
             }
         }
         resources.append(track)
@@ -78,12 +105,8 @@ public struct DayDigest: Sendable {
                               subjectDate: day.start, source: NoteRenderer.sourceApplication,
                               sourceApplication: NoteRenderer.sourceApplication, addressPending: false, account: account)
         draft.resources = resources
-        switch try await outbox.enqueueDigest(day: day.name, note: draft, onFix: lastId) {
-        case .written(let note):
-            return .written(note: note, statistics: statistics, places: places.count, mapProblem: mapProblem)
-        case .alreadyThere(let noteId):
-            return .alreadyThere(noteId: noteId)
-        }
+        draft.mapPending = mapError?.isRetryable ?? false
+        return (draft, lastId, statistics, places.count, mapProblem, mapError)
     }
 
     private func content(_ day: TrackDay, _ statistics: TrackStatistics, places: [(note: OutboxNote, fix: FixRecord)],

@@ -52,6 +52,33 @@ extension OutboxStore {
         }
     }
 
+    /// The day whose digest `noteId` is (nil: not a digest).
+    public func digestDay(of noteId: Int64) async throws(OutboxError) -> String? {
+        try await read { db in try DigestRecord.filter(Column("noteId") == noteId).fetchOne(db)?.day }
+    }
+
+    /// A digest made again (its route drawn at last): its title, content and resources replace
+    /// the stored ones in one transaction, and it no longer waits for a map. Only a note not yet
+    /// uploaded (pending or failed) is changed.
+    public func replaceDigest(_ noteId: Int64, with draft: NoteDraft, now: Date = Date()) async throws(OutboxError) {
+        try await write { db in
+            guard var note = try OutboxNote.fetchOne(db, id: noteId) else { throw OutboxError.noteNotFound(id: noteId) }
+            guard [.pending, .failed, .parked].contains(note.state) else {
+                throw OutboxError.invalidTransition(id: noteId, state: note.state, action: .resolveAddress)
+            }
+            try NoteResource.filter(NoteResource.Columns.noteId == noteId).deleteAll(db)
+            for var resource in draft.resources {
+                resource.noteId = noteId
+                try resource.insert(db)
+            }
+            note.title = draft.title
+            note.content = draft.content
+            note.updatedAt = now
+            try note.update(db)
+            try PendingMap.deleteOne(db, key: noteId)
+        }
+    }
+
     /// Notes written on fixes taken in `start..<end` (digests left out), in the fixes' time order.
     public func notedPlaces(from start: Date, to end: Date) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord)] {
         try await read { db in

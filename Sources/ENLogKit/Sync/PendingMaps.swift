@@ -23,12 +23,21 @@ extension SyncRun {
             // The tile server failed twice in a row: the others wait for the next run, uncounted.
             if consecutiveFailures >= 2 { continue }
             do {
-                let fix = try record.fix()
-                let image = try await maps.render(fix)
-                let draft = try renderer.render(fix: fix, place: pending.place, uid: note.uid, map: MapReference(image),
-                                                entry: try await outbox.diaryEntry(of: id))
-                try await outbox.attachMap(id, resource: NoteResource(map: image), title: draft.title,
-                                           content: draft.content, now: engine.clock())
+                if let name = try await outbox.digestDay(of: id) {
+                    // A day's digest: made again with its route, in the time zone of its notes.
+                    guard let day = TrackDay(name, timeZone: renderer.style.timeZone) else {
+                        throw DigestError(day: name)
+                    }
+                    try await DayDigest(outbox: outbox, style: renderer.style, maps: maps, mapBudget: maps.settings.timeBudget,
+                                        account: note.account).remade(id, day: day, now: engine.clock())
+                } else {
+                    let fix = try record.fix()
+                    let image = try await maps.render(fix)
+                    let draft = try renderer.render(fix: fix, place: pending.place, uid: note.uid, map: MapReference(image),
+                                                    entry: try await outbox.diaryEntry(of: id))
+                    try await outbox.attachMap(id, resource: NoteResource(map: image), title: draft.title,
+                                               content: draft.content, now: engine.clock())
+                }
                 summary.mapsMade += 1
                 consecutiveFailures = 0
             } catch let error as MapError where error.isRetryable {

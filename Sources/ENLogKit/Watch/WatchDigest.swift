@@ -31,12 +31,13 @@ extension Watcher.Loop {
             case .alreadyThere(let id):
                 report(WatchReport(.detail, "digest", "\(day.name) has its digest already (note \(id))",
                                    ["day": .string(day.name), "id": .int(Int(id)), "written": .bool(false)]))
-            case .written(let note, let statistics, let places, let mapProblem):
+            case .written(let note, let statistics, let places, let mapProblem, let mapPending):
                 var fields: [String: WatchReport.Value] = [
                     "day": .string(day.name), "id": .int(Int(note.id ?? 0)), "written": .bool(true),
                     "fixes": .int(statistics.fixes), "distance": .double(statistics.distance), "places": .int(places),
                 ]
                 if let mapProblem { fields["mapProblem"] = .string(mapProblem) }
+                if mapPending { fields["mapPending"] = .bool(true) }
                 report(WatchReport(.event, "digest", "wrote the digest of \(day.name) as note \(note.id ?? 0): \(note.title)", fields))
             }
         } catch let error as DigestError {

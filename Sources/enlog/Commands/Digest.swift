@@ -39,13 +39,16 @@ struct Digest: AsyncParsableCommand {
         case .alreadyThere(let id):
             Terminal.standardError("enlog: \(day.name) has its digest already: note \(id)")
             if json { Terminal.standardOutput(try OutboxJSON.encode(try await outbox.note(id: id))) }
-        case .written(let note, _, _, let mapProblem):
+        case .written(let note, _, _, let mapProblem, let mapPending):
             if json {
                 Terminal.standardOutput(try OutboxJSON.encode(note))
             } else {
                 Terminal.standardOutput("logged note \(note.id!): \(note.title)")
             }
-            if let mapProblem { Terminal.standardError("enlog: note: no route map (\(mapProblem))") }
+            if let mapProblem {
+                Terminal.standardError(mapPending ? "enlog: note: no route map yet (\(mapProblem)); it is made before upload"
+                                                  : "enlog: note: no route map (\(mapProblem))")
+            }
             if !noSync, let credentials = try? Account.credentialStore().loadIfPresent() {
                 let session = SyncSession(config: config, outbox: outbox, account: EvernoteAccount(credentials: credentials))
                 if case .failed(let error) = await session.runOpportunistically(loggedNote: note.id!) {

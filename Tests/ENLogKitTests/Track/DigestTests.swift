@@ -50,6 +50,36 @@ final class DigestTests: TilesAndEvernoteTestCase {
 
         let sync = try home.run("sync")
         XCTAssertEqual(sync.status, 0, sync.standardError)
+        try await checkUploadedDigest(notesBefore: notesBefore, dayFixes: dayFixes)
+    }
+
+    /// Offline at midnight (the tile server failing): the digest is stored with its route
+    /// pending, as a note's map is; sync draws it, makes the digest again with it and uploads it.
+    func testADigestWhoseRouteCannotBeDrawnWaitsForItAndSyncMakesIt() async throws {
+        let dayFixes = try importDay()
+        let notesBefore = try home.notes().count
+        try await tiles.configure("status=500")
+        let digest = try home.run("digest", "--date", "2026-11-22", "--no-sync")
+        XCTAssertEqual(digest.status, 0, digest.standardError)
+        XCTAssertTrue(digest.standardError.contains("no route map yet ("), digest.standardError)
+        XCTAssertTrue(digest.standardError.hasSuffix("; it is made before upload\n"), digest.standardError)
+        let queued = try home.run("queue", "list")
+        XCTAssertTrue(queued.standardOutput.contains("(map pending)"), queued.standardOutput)
+        let id = notesBefore + 1
+        let waiting = try await OutboxStore(path: home.database, access: .read).resources(of: Int64(id))
+        XCTAssertEqual(waiting.map(\.mime), ["application/gpx+xml"])
+
+        try await tiles.reset()
+        let sync = try home.run("sync")
+        XCTAssertEqual(sync.status, 0, sync.standardError)
+        try await checkUploadedDigest(notesBefore: notesBefore, dayFixes: dayFixes)
+        let again = try home.run("digest", "--date", "2026-11-22")
+        XCTAssertEqual(again.standardError, "enlog: 2026-11-22 has its digest already: note \(id)\n")
+    }
+
+    /// The digest as Evernote's server got it: the day's title and text, every place noted, and
+    /// both resources (the GPX read by gpxpy, the route read by Pillow), each referenced by its MD5.
+    func checkUploadedDigest(notesBefore: Int, dayFixes: [Fix]) async throws {
         let notes = try await fetchJSON(evernote.baseURL + "/_test/notes") as? [[String: Any]] ?? []
         XCTAssertEqual(notes.count, notesBefore + 1)
         let note = try XCTUnwrap(notes.first { ($0["title"] as? String)?.hasPrefix("Day 2026-11-22") == true }, "\(notes.map { $0["title"] ?? "" })")
