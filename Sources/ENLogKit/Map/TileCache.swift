@@ -83,20 +83,16 @@ final class TileDiskCache: Sendable {
                 // One statement for the whole map, not one per tile.
                 let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
                 var found: [String: CachedTile] = [:]
-                var touched: [String] = []
+                var uses: [(key: String, lastUsedAt: Double)] = []
                 for row in try Row.fetchAll(db, sql: """
                     SELECT key, body, etag, lastModified, expiresAt, lastUsedAt FROM tile WHERE key IN (\(marks))
                     """, arguments: StatementArguments(keys)) {
                     let body: Data = row["body"], key: String = row["key"]
                     found[key] = CachedTile(body: [UInt8](body), etag: row["etag"], lastModified: row["lastModified"],
                                             expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
-                    if Self.needsTouch(lastUsedAt: row["lastUsedAt"], now: now) { touched.append(key) }
+                    uses.append((key, row["lastUsedAt"]))
                 }
-                if !touched.isEmpty {
-                    let marks = Array(repeating: "?", count: touched.count).joined(separator: ",")
-                    try db.execute(sql: "UPDATE tile SET lastUsedAt = ? WHERE key IN (\(marks))",
-                                   arguments: StatementArguments([now.timeIntervalSince1970] + touched))
-                }
+                try Self.markUsed(db, "tile", uses, now: now)
                 return found
             }
         } ?? [:]
@@ -104,18 +100,14 @@ final class TileDiskCache: Sendable {
 
     /// Stores (or replaces) a tile, then evicts the least recently used past the size bound.
     func store(_ key: String, _ tile: CachedTile, now: Date) {
-        _ = use("write") { pool in
-            try pool.write { db in
-                try db.execute(sql: """
+        storeBounded { db in
+            try db.execute(sql: """
                     INSERT INTO tile (key, body, size, etag, lastModified, expiresAt, lastUsedAt)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (key) DO UPDATE SET body = excluded.body, size = excluded.size, etag = excluded.etag,
                         lastModified = excluded.lastModified, expiresAt = excluded.expiresAt, lastUsedAt = excluded.lastUsedAt
-                    """, arguments: [key, Data(tile.body), tile.body.count, tile.etag, tile.lastModified,
-                                     tile.expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
-                try self.evict(db)
-            }
-            try self.keepWALShort(pool)
+                """, arguments: [key, Data(tile.body), tile.body.count, tile.etag, tile.lastModified,
+                                 tile.expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
         }
     }
 
@@ -137,9 +129,7 @@ final class TileDiskCache: Sendable {
                 guard let row = try Row.fetchOne(db, sql: "SELECT png, lastUsedAt FROM map WHERE key = ?", arguments: [key]) else {
                     return nil
                 }
-                if Self.needsTouch(lastUsedAt: row["lastUsedAt"], now: now) {
-                    try db.execute(sql: "UPDATE map SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
-                }
+                try Self.markUsed(db, "map", [(key, row["lastUsedAt"])], now: now)
                 return [UInt8](row["png"] as Data)
             }
         } ?? nil
@@ -148,16 +138,11 @@ final class TileDiskCache: Sendable {
     /// Keeps a finished map under `key` (see `RenderedMapKey`: it names the tiles' bytes, so a
     /// tile that changed makes a new key, never a stale hit). Counted in the same size bound.
     func storeRenderedMap(_ key: String, _ png: [UInt8], now: Date) {
-        _ = use("write") { pool in
-            try pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO map (key, png, size, lastUsedAt) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (key) DO UPDATE SET png = excluded.png, size = excluded.size, lastUsedAt = excluded.lastUsedAt
-                    """,
-                               arguments: [key, Data(png), png.count, now.timeIntervalSince1970])
-                try self.evict(db)
-            }
-            try self.keepWALShort(pool)
+        storeBounded { db in
+            try db.execute(sql: """
+                INSERT INTO map (key, png, size, lastUsedAt) VALUES (?, ?, ?, ?)
+                ON CONFLICT (key) DO UPDATE SET png = excluded.png, size = excluded.size, lastUsedAt = excluded.lastUsedAt
+                """, arguments: [key, Data(png), png.count, now.timeIntervalSince1970])
         }
     }
 
@@ -168,9 +153,7 @@ final class TileDiskCache: Sendable {
             try pool.write { db -> AttributionStrip? in
                 guard let row = try Row.fetchOne(db, sql: "SELECT width, height, hasAlpha, pixels, lastUsedAt FROM strip WHERE key = ?",
                                                  arguments: [key]) else { return nil }
-                if Self.needsTouch(lastUsedAt: row["lastUsedAt"], now: now) {
-                    try db.execute(sql: "UPDATE strip SET lastUsedAt = ? WHERE key = ?", arguments: [now.timeIntervalSince1970, key])
-                }
+                try Self.markUsed(db, "strip", [(key, row["lastUsedAt"])], now: now)
                 let width: Int = row["width"], height: Int = row["height"], pixels: Data = row["pixels"]
                 guard (1...CairoPNG.maximumSide).contains(width), (1...CairoPNG.maximumSide).contains(height),
                       pixels.count == width * height * 4 else { return nil }
@@ -181,16 +164,24 @@ final class TileDiskCache: Sendable {
     }
 
     func storeAttributionStrip(_ key: String, _ strip: AttributionStrip, now: Date) {
+        let image = strip.image
+        storeBounded { db in
+            try db.execute(sql: """
+                INSERT INTO strip (key, width, height, hasAlpha, pixels, size, lastUsedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (key) DO UPDATE SET width = excluded.width, height = excluded.height,
+                    hasAlpha = excluded.hasAlpha, pixels = excluded.pixels, size = excluded.size, lastUsedAt = excluded.lastUsedAt
+                """, arguments: [key, image.width, image.height, image.hasAlpha, Data(image.pixels),
+                                 image.pixels.count, now.timeIntervalSince1970])
+        }
+    }
+
+    /// What every store does: `insert` (tile, map or strip) and the eviction it may call for in
+    /// one transaction, then the WAL kept short.
+    private func storeBounded(_ insert: (Database) throws -> Void) {
         _ = use("write") { pool in
             try pool.write { db in
-                let image = strip.image
-                try db.execute(sql: """
-                    INSERT INTO strip (key, width, height, hasAlpha, pixels, size, lastUsedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (key) DO UPDATE SET width = excluded.width, height = excluded.height,
-                        hasAlpha = excluded.hasAlpha, pixels = excluded.pixels, size = excluded.size, lastUsedAt = excluded.lastUsedAt
-                    """, arguments: [key, image.width, image.height, image.hasAlpha, Data(image.pixels),
-                                     image.pixels.count, now.timeIntervalSince1970])
+                try insert(db)
                 try self.evict(db)
             }
             try self.keepWALShort(pool)
@@ -203,8 +194,14 @@ final class TileDiskCache: Sendable {
     /// the same place as the one before.
     static let touchInterval: TimeInterval = 60
 
-    static func needsTouch(lastUsedAt: Double, now: Date) -> Bool {
-        abs(now.timeIntervalSince1970 - lastUsedAt) >= touchInterval
+    /// Writes `now` as the last use of the `uses` whose stored use is `touchInterval` old or
+    /// more (or in the future: a clock set back). `table` is one of this type's literals.
+    private static func markUsed(_ db: Database, _ table: String, _ uses: [(key: String, lastUsedAt: Double)], now: Date) throws {
+        let stale = uses.filter { abs(now.timeIntervalSince1970 - $0.lastUsedAt) >= touchInterval }.map(\.key)
+        guard !stale.isEmpty else { return }
+        let marks = Array(repeating: "?", count: stale.count).joined(separator: ",")
+        try db.execute(sql: "UPDATE \(table) SET lastUsedAt = ? WHERE key IN (\(marks))",
+                       arguments: StatementArguments([now.timeIntervalSince1970] + stale))
     }
 
     /// For tests and `enlog map`: stored tiles and their bytes (nil when the cache is off).
