@@ -61,21 +61,17 @@ extension OutboxStore {
     /// the stored ones in one transaction, and it no longer waits for a map. Only a note not yet
     /// uploaded (pending or failed) is changed.
     public func replaceDigest(_ noteId: Int64, with draft: NoteDraft, now: Date = Date()) async throws(OutboxError) {
-        try await write { db in
-            guard var note = try OutboxNote.fetchOne(db, id: noteId) else { throw OutboxError.noteNotFound(id: noteId) }
-            guard [.pending, .failed, .parked].contains(note.state) else {
-                throw OutboxError.invalidTransition(id: noteId, state: note.state, action: .resolveAddress)
-            }
+        _ = try await transition(noteId, .resolveAddress, allowedFrom: [.pending, .failed, .parked], alongside: { db in
             try NoteResource.filter(NoteResource.Columns.noteId == noteId).deleteAll(db)
             for var resource in draft.resources {
                 resource.noteId = noteId
                 try resource.insert(db)
             }
+            try PendingMap.deleteOne(db, key: noteId)
+        }) { note in
             note.title = draft.title
             note.content = draft.content
             note.updatedAt = now
-            try note.update(db)
-            try PendingMap.deleteOne(db, key: noteId)
         }
     }
 

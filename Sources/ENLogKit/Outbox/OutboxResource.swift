@@ -138,20 +138,15 @@ extension OutboxStore {
     @discardableResult
     public func attachMap(_ noteId: Int64, resource: NoteResource, title: String, content: String,
                           now: Date = Date()) async throws(OutboxError) -> OutboxNote {
-        try await write { db in
-            guard var note = try OutboxNote.fetchOne(db, id: noteId) else { throw OutboxError.noteNotFound(id: noteId) }
-            guard [.pending, .failed, .parked].contains(note.state) else {
-                throw OutboxError.invalidTransition(id: noteId, state: note.state, action: .resolveAddress)
-            }
+        try await transition(noteId, .resolveAddress, allowedFrom: [.pending, .failed, .parked], alongside: { db in
             var resource = resource
             resource.noteId = noteId
             try resource.insert(db, onConflict: .replace)
+            try PendingMap.deleteOne(db, key: noteId)
+        }) { note in
             note.title = title
             note.content = content
             note.updatedAt = now
-            try note.update(db)
-            try PendingMap.deleteOne(db, key: noteId)
-            return try OutboxNote.fetchOne(db, id: noteId)!
         }
     }
 

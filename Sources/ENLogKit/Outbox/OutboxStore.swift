@@ -500,14 +500,18 @@ public struct OutboxStore: Sendable {
     /// that every database error is an `OutboxError`.
     var databaseWriter: any DatabaseWriter { pool }
 
-    private func transition(_ id: Int64, _ action: OutboxNote.Action, allowedFrom allowed: Set<OutboxNote.State>,
-                            delete: Bool = false, _ change: @escaping @Sendable (inout OutboxNote) -> Void)
+    /// - Parameter alongside: other rows to write in the same transaction (the note's resources,
+    ///   its pending map), once the note's state is known to allow it.
+    func transition(_ id: Int64, _ action: OutboxNote.Action, allowedFrom allowed: Set<OutboxNote.State>,
+                    delete: Bool = false, alongside: (@Sendable (Database) throws -> Void)? = nil,
+                    _ change: @escaping @Sendable (inout OutboxNote) -> Void)
     async throws(OutboxError) -> OutboxNote {
         try await write { db in
             guard var note = try OutboxNote.fetchOne(db, id: id) else { throw OutboxError.noteNotFound(id: id) }
             guard allowed.contains(note.state) else {
                 throw OutboxError.invalidTransition(id: id, state: note.state, action: action)
             }
+            try alongside?(db)
             if delete {
                 try note.delete(db)
                 return note
