@@ -50,7 +50,9 @@ public struct DayDigest: Sendable {
         let made = try await draft(day)
         switch try await outbox.enqueueDigest(day: day.name, note: made.draft, onFix: made.lastFix) {
         case .written(let note):
-            return .written(note: note, statistics: made.statistics, places: made.places, mapProblem: made.mapProblem,
+            // .disabled: nothing wanted, nothing to say.
+            let mapProblem = made.mapError.flatMap { $0 == .disabled ? nil : $0.reason }
+            return .written(note: note, statistics: made.statistics, places: made.places, mapProblem: mapProblem,
                             mapPending: made.draft.mapPending)
         case .alreadyThere(let noteId):
             return .alreadyThere(noteId: noteId)
@@ -69,7 +71,7 @@ public struct DayDigest: Sendable {
 
     /// The day's digest note as it would be written now.
     private func draft(_ day: TrackDay) async throws
-        -> (draft: NoteDraft, lastFix: Int64, statistics: TrackStatistics, places: Int, mapProblem: String?, mapError: MapError?) {
+        -> (draft: NoteDraft, lastFix: Int64, statistics: TrackStatistics, places: Int, mapError: MapError?) {
         let records = try await outbox.history(from: day.start, to: day.end)
         guard let last = records.last, let lastId = last.id else { throw DigestError(day: day.name) }
         let fixes = try records.map { try $0.fix() }
@@ -80,7 +82,6 @@ public struct DayDigest: Sendable {
         let track = NoteResource(hash: MapImage.md5Hex(gpx), body: gpx, mime: Self.gpxMimeType, width: nil, height: nil,
                                  fileName: "enlog-\(day.name).gpx", latitude: nil, longitude: nil)
         var resources: [NoteResource] = []
-        var mapProblem: String?
         var mapError: MapError?
         var picture: MapReference?
         if let maps {
@@ -91,7 +92,6 @@ public struct DayDigest: Sendable {
                 resources.append(resource)
                 picture = MapReference(image)
             } catch {
-                if error != .disabled { mapProblem = error.reason }
                 mapError = error
             }
         }
@@ -106,7 +106,7 @@ public struct DayDigest: Sendable {
                               sourceApplication: NoteRenderer.sourceApplication, addressPending: false, account: account)
         draft.resources = resources
         draft.mapPending = mapError?.isRetryable ?? false
-        return (draft, lastId, statistics, places.count, mapProblem, mapError)
+        return (draft, lastId, statistics, places.count, mapError)
     }
 
     private func content(_ day: TrackDay, _ statistics: TrackStatistics, places: [(note: OutboxNote, fix: FixRecord)],
