@@ -291,9 +291,10 @@ static void choose_row_format(png_structp png, png_infop info, row_format *forma
     if (!format->has_alpha) png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
 }
 
-int enlog_png_decode_into_rgb24(const unsigned char *bytes, size_t count, int side,
-                                unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
-                                int origin_x, int origin_y, char *message, size_t message_size) {
+// One tile into the canvas (see enlog_png_decode_tiles_into_rgb24): 0, 1 or -1 as its status.
+static int decode_into_rgb24(const unsigned char *bytes, size_t count, int side,
+                             unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
+                             int origin_x, int origin_y, char *message, size_t message_size) {
     message_sink sink = { message, message_size };
     reader_state reader = { bytes, count, 0 };
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning);
@@ -376,9 +377,9 @@ static void *decode_tiles_run(void *argument) {
         int index = __atomic_fetch_add(&batch->next, 1, __ATOMIC_RELAXED);
         if (index >= batch->count) return NULL;
         enlog_png_tile *tile = &batch->tiles[index];
-        tile->status = enlog_png_decode_into_rgb24(tile->bytes, tile->count, batch->side, batch->canvas,
-                                                   batch->canvas_width, batch->canvas_height, batch->canvas_stride,
-                                                   tile->x, tile->y, tile->message, sizeof tile->message);
+        tile->status = decode_into_rgb24(tile->bytes, tile->count, batch->side, batch->canvas,
+                                         batch->canvas_width, batch->canvas_height, batch->canvas_stride,
+                                         tile->x, tile->y, tile->message, sizeof tile->message);
     }
 }
 

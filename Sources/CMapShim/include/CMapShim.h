@@ -20,19 +20,9 @@ int enlog_png_encode_rgb24(const unsigned char *pixels, int width, int height, i
                            int zlib_level, int workers, enlog_png_buffer *out, char *message, size_t message_size);
 void enlog_png_buffer_free(enlog_png_buffer *buffer);
 
-// Decodes a PNG of `side`×`side` pixels (any colour type, bit depth or interlacing) straight
-// into a cairo CAIRO_FORMAT_RGB24 canvas with its top-left corner at (origin_x, origin_y):
-// only the part inside the canvas is written, translucent pixels are blended over what is
-// there, and a non-interlaced image is inflated no further than the canvas's last row.
-// Returns 0 when drawn, 1 when the image is not `side` pixels square (nothing drawn), or -1
-// with libpng's reason in `message` (the canvas may then be partly drawn). What lies past the
-// last row drawn is not checked: tiles are decoded whole when downloaded, before being cached.
-int enlog_png_decode_into_rgb24(const unsigned char *bytes, size_t count, int side,
-                                unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
-                                int origin_x, int origin_y, char *message, size_t message_size);
-
-// One tile of a batch: its PNG bytes and where its top-left corner goes; `status` and
-// `message` are what enlog_png_decode_into_rgb24 returned for it.
+// One tile of a batch: its PNG bytes and where its top-left corner goes in the canvas.
+// `status` is 0 when drawn, 1 when the image is not `side` pixels square (nothing drawn), or -1
+// with libpng's reason in `message` (the canvas may then be partly drawn).
 typedef struct {
     const unsigned char *bytes;
     size_t count;
@@ -41,9 +31,13 @@ typedef struct {
     char message[160];
 } enlog_png_tile;
 
-// Decodes every tile of `tiles` into the canvas as enlog_png_decode_into_rgb24 does, on up to
-// `workers` threads (at most 4), each taking the next tile not yet taken. Tiles must not
-// overlap: each thread writes only its tiles' pixels.
+// Decodes every tile of `tiles` (`side`×`side` PNGs of any colour type, bit depth or
+// interlacing) straight into a cairo CAIRO_FORMAT_RGB24 canvas, on up to `workers` threads (at
+// most 4), each taking the next tile not yet taken. Only the part of a tile inside the canvas is
+// written, translucent pixels are blended over what is there, and a non-interlaced tile is
+// inflated no further than the canvas's last row: what lies past it is not checked (tiles are
+// decoded whole when downloaded, before being cached). Tiles must not overlap: each thread
+// writes only its tiles' pixels.
 void enlog_png_decode_tiles_into_rgb24(enlog_png_tile *tiles, int count, int side,
                                        unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
                                        int workers);

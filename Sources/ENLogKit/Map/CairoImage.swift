@@ -58,6 +58,10 @@ enum CairoPNG {
     /// halve the speed for 2-7 % fewer bytes.
     static let zlibLevel: Int32 = 3
 
+    /// How many threads decode a map's tiles (9 of 0.3-0.6 ms) and deflate its PNG (in two
+    /// halves, so two at most): a core each, at most 4.
+    static let threads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+
     /// A map canvas (RGB24) goes through libpng directly; any other surface (a downloaded
     /// static map, which may have alpha) through cairo's writer.
     static func encode(_ image: CairoImage) throws(MapError) -> [UInt8] {
@@ -68,7 +72,7 @@ enum CairoPNG {
         var message = [CChar](repeating: 0, count: 256)
         let status = enlog_png_encode_rgb24(pixels, Int32(image.width), Int32(image.height),
                                             cairo_image_surface_get_stride(image.surface), zlibLevel,
-                                            ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1, &buffer, &message, message.count)
+                                            Int32(threads), &buffer, &message, message.count)
         defer { enlog_png_buffer_free(&buffer) }
         guard status == 0, let bytes = buffer.bytes else {
             throw .rendering("PNG encoding: \(String(nulTerminated: message))")
@@ -176,14 +180,11 @@ final class MapCanvas {
         let failure: CairoPNG.DecodeFailure
     }
 
-    /// How many threads decode a map's tiles: a core each, at most 4 (9 tiles of 0.3-0.6 ms).
-    static let decodeWorkers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-
     /// Decodes PNG tiles straight into the canvas, each scaled to `size` square pixels, on up to
     /// `workers` threads: libpng writes the visible rows into the canvas's own pixels (no
     /// intermediate image, no rows below the canvas inflated); a tile of another size (a
     /// "retina" 512) is decoded by cairo and scaled. Placements must not overlap.
-    func paintPNGs(_ placements: [PNGPlacement], size: Int, workers: Int = decodeWorkers) throws(PNGPlacementFailure) {
+    func paintPNGs(_ placements: [PNGPlacement], size: Int, workers: Int = CairoPNG.threads) throws(PNGPlacementFailure) {
         for (index, placement) in placements.enumerated() {
             if let problem = CairoPNG.headerProblem(placement.bytes) {
                 throw PNGPlacementFailure(index: index, failure: CairoPNG.DecodeFailure(detail: problem))
