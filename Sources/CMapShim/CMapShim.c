@@ -239,25 +239,28 @@ typedef struct {
     unsigned char alphas[256];
 } row_format;
 
-// One decoded row into the canvas row, columns [first, last) of the image. Opaque pixels
-// replace the canvas's; translucent ones are blended over it (straight alpha).
-static void blend_row(const row_format *format, const unsigned char *source, uint32_t *target, int first, int last) {
+// One decoded row into `canvas_row`, columns [first, last) of the image, which starts at the
+// canvas's column `origin_x` (indices stay inside the canvas row even when it is negative).
+// Opaque pixels replace the canvas's; translucent ones are blended over it (straight alpha).
+static void blend_row(const row_format *format, const unsigned char *source, uint32_t *canvas_row, int origin_x,
+                      int first, int last) {
     for (int x = first; x < last; x++) {
+        uint32_t *target = &canvas_row[origin_x + x];
         if (format->indexed) {
             unsigned char index = source[x], alpha = format->alphas[index];
             if (alpha == 255) {
-                target[x] = format->colors[index];
+                *target = format->colors[index];
             } else if (alpha != 0) {
                 uint32_t color = format->colors[index];
-                target[x] = over((color >> 16) & 0xFF, (color >> 8) & 0xFF, color & 0xFF, alpha, target[x]);
+                *target = over((color >> 16) & 0xFF, (color >> 8) & 0xFF, color & 0xFF, alpha, *target);
             }
             continue;
         }
         const unsigned char *pixel = source + 4 * x;
         if (!format->has_alpha || pixel[3] == 255) {
-            target[x] = 0xFF000000u | (uint32_t)pixel[0] << 16 | (uint32_t)pixel[1] << 8 | pixel[2];
+            *target = 0xFF000000u | (uint32_t)pixel[0] << 16 | (uint32_t)pixel[1] << 8 | pixel[2];
         } else if (pixel[3] != 0) {
-            target[x] = over(pixel[0], pixel[1], pixel[2], pixel[3], target[x]);
+            *target = over(pixel[0], pixel[1], pixel[2], pixel[3], *target);
         }
     }
 }
@@ -341,8 +344,8 @@ static int decode_into_rgb24(const unsigned char *bytes, size_t count, int side,
         for (int y = 0; y < end_row; y++) {
             png_read_row(png, pixels, NULL);
             if (y >= first_row) {
-                uint32_t *target = (uint32_t *)(canvas + (size_t)(origin_y + y) * (size_t)canvas_stride) + origin_x;
-                blend_row(&format, pixels, target, first_column, end_column);
+                uint32_t *canvas_row = (uint32_t *)(canvas + (size_t)(origin_y + y) * (size_t)canvas_stride);
+                blend_row(&format, pixels, canvas_row, origin_x, first_column, end_column);
             }
         }
     } else {
@@ -353,8 +356,8 @@ static int decode_into_rgb24(const unsigned char *bytes, size_t count, int side,
         for (int y = 0; y < side; y++) rows[y] = pixels + (size_t)y * row_bytes;
         png_read_image(png, rows);
         for (int y = first_row; y < end_row; y++) {
-            uint32_t *target = (uint32_t *)(canvas + (size_t)(origin_y + y) * (size_t)canvas_stride) + origin_x;
-            blend_row(&format, rows[y], target, first_column, end_column);
+            uint32_t *canvas_row = (uint32_t *)(canvas + (size_t)(origin_y + y) * (size_t)canvas_stride);
+            blend_row(&format, rows[y], canvas_row, origin_x, first_column, end_column);
         }
     }
     png_destroy_read_struct(&png, &info, NULL);
