@@ -1,5 +1,15 @@
 import ArgumentParser
-import ENLogKit
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 /// Every exit code enlog uses, in one place; README.md's table mirrors this. Beyond 0–2 they
 /// follow sysexits.h, so scripts and systemd can tell a retryable failure (75) from a bad input.

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 /// Options every command that touches configuration or the outbox accepts.
 struct GlobalOptions: ParsableArguments {
@@ -17,7 +27,7 @@ struct GlobalOptions: ParsableArguments {
         var values: [String: Config.Flag] = [:]
         for (setting, given) in flags { if let value = given.value { values[setting.name] = Config.Flag(given.flag, value) } }
         if let db { values[Setting.database.name] = Config.Flag("--db", db) }
-        let loaded = try Config(path: config, flags: values)
+        let loaded = try Config(path: config, flags: values, checks: SettingChecks.all)
         for variable in loaded.unknownEnvironment {
             Terminal.standardError("enlog: warning: ignoring unknown environment variable \(variable) (`enlog config show` lists the known ones)")
         }

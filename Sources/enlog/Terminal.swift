@@ -1,4 +1,15 @@
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 enum Terminal {
     static func standardError(_ text: String) {

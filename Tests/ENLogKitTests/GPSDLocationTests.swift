@@ -1,4 +1,14 @@
-@testable import ENLogKit
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
 import Foundation
 import Synchronization
 import XCTest

@@ -2,7 +2,17 @@ import Foundation
 import GRDB
 import Synchronization
 import XCTest
-@testable import ENLogKit
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
 
 /// The SDK-based EDAM server plus an outbox in a scratch directory.
 final class SyncFixture {

@@ -1,5 +1,15 @@
 import XCTest
-@testable import ENLogKit
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
 
 /// Deterministic PRNG so a failing fuzz case can be replayed from its iteration number.
 struct SplitMix64 {

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,7 +40,7 @@ struct Import: AsyncParsableCommand {
         let outbox = try global.openOutbox(config)
         let account = notes ? (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } : nil
         let json = self.json
-        let summary = try await TrackImport(outbox: outbox).run(path: file, config: config, notes: notes, account: account) { outcome, _ in
+        let summary = try await TrackImport(outbox: outbox).run(path: file, config: config, notes: notes, accountKey: account?.accountKey) { outcome, _ in
             if !json { Terminal.standardError("enlog: logged note \(outcome.note.id ?? 0): \(outcome.note.title)") }
         }
         if json {

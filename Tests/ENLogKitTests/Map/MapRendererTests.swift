@@ -1,7 +1,17 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import ENLogKit
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
 
 /// Maps rendered against the local tile server: caching, revalidation, the download bound,
 /// errors, and the picture checked by an independent decoder.

@@ -1,5 +1,15 @@
 import Foundation
-@testable import ENLogKit
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
 
 /// A generated drive or stay, one point per second: stops and straight legs due east, each
 /// point with receiver-like noise, as fixes (for the decision logic) or as NMEA (for gpsd).

@@ -1,0 +1,579 @@
+import Foundation
+import GRDB
+import Support
+import EvernoteAPI
+import Configuration
+import Capture
+import Compose
+
+/// The durable queue of notes waiting for upload, plus the history of every logged fix.
+///
+/// Safe to use from several processes at once: SQLite in WAL mode serialises writers, and a
+/// writer that finds the database busy waits up to `busyTimeout` before failing with
+/// `OutboxError.locked`. Every method is one transaction.
+public struct OutboxStore: Sendable {
+    public let path: String
+    public let busyTimeout: TimeInterval
+    private let pool: DatabasePool
+
+    public static let defaultBusyTimeout: TimeInterval = 5
+
+    /// How a command uses the outbox, which decides what opening it may do to the disk.
+    public enum Access: Sendable {
+        /// Reading commands (`queue list`, `history`): never write, never create; an outbox the
+        /// user cannot write (a read-only file, folder or file system) still opens.
+        case read
+        /// Changing notes already there (`queue retry`, `drop`): the outbox must exist.
+        case change
+        /// Adding notes (`log`, `sync`): creates the outbox and its folders when missing.
+        case create
+    }
+
+    /// Opens the outbox at `path` and, unless reading, brings its schema up to date.
+    ///
+    /// Refuses a file that is not an outbox (`OutboxError.foreign`) before writing to it, and,
+    /// unless `access` is `.create`, a path where no outbox is (`.missing`).
+    public init(path: String, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout,
+                access mode: Access = .create) throws(OutboxError) {
+        self.path = path
+        self.busyTimeout = busyTimeout
+        let readOnly = mode == .read
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue { throw .cannotOpen(path: path, detail: "it is a directory") }
+        if mode != .create {
+            guard exists else { throw .missing(path: path) }
+        } else {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                let detail = (error as NSError).localizedFailureReason ?? error.localizedDescription
+                throw access(Self.existingAncestor(of: directory), W_OK) != 0
+                    ? .readOnly(path: path, detail: "cannot create directory \(directory)")
+                    : .cannotOpen(path: path, detail: "cannot create directory \(directory): \(detail)")
+            }
+        }
+        if !readOnly { try Self.refuseForeignFile(path: path, busyTimeout: busyTimeout) }
+        // A new outbox is set up by one process while the others wait: its first opener switches
+        // the file to WAL, which SQLite refuses with an immediate SQLITE_BUSY (no busy handler)
+        // to a second connection trying the same switch, and then creates the schema.
+        let setUpLock = try readOnly || Self.isInWALMode(path)
+            ? nil : MigrationLock(databasePath: path, timeout: busyTimeout)
+        defer { setUpLock?.release() }
+        pool = try Self.openPool(path: path, busyTimeout: busyTimeout, readOnly: readOnly)
+        try prepareSchema(readOnly: readOnly, holding: setUpLock)
+    }
+
+    /// Whether the file at `path` is an SQLite database already switched to WAL (header bytes
+    /// 18 and 19 are 2): a missing, empty or rollback-journal file still needs its set-up.
+    private static func isInWALMode(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+    }
+
+    /// Opening for writing switches the file to WAL, which rewrites its header: a file that is
+    /// there already is looked at through a read-only connection first.
+    private static func refuseForeignFile(path: String, busyTimeout: TimeInterval) throws(OutboxError) {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return }
+        do {
+            let identity = try DatabaseQueue(path: path, configuration: configuration(busyTimeout: busyTimeout, readOnly: true))
+                .read(OutboxIdentity.of)
+            if case let .foreign(detail) = identity { throw OutboxError.foreign(path: path, detail: detail) }
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private static func configuration(busyTimeout: TimeInterval, readOnly: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "enlog.outbox"
+        configuration.prepareDatabase { db in
+            // A queued note is the only copy of the user's entry until upload: pay one fsync
+            // per commit so that a power cut cannot lose a note `log` reported as saved.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return configuration
+    }
+
+    private static func openPool(path: String, busyTimeout: TimeInterval, readOnly: Bool) throws(OutboxError) -> DatabasePool {
+        let configuration = configuration(busyTimeout: busyTimeout, readOnly: readOnly)
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // A WAL database is read through its -shm index; opening does not touch it, the first read does.
+            if readOnly { try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } }
+            return pool
+        } catch {
+            let mapped = OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            guard readOnly, let reader = Self.immutableReader(path: path, configuration: configuration, after: error) else { throw mapped }
+            return reader
+        }
+    }
+
+    /// A WAL database can be read only through its -wal and -shm files, which a reader who cannot
+    /// write the folder cannot create (SQLite answers "readonly" or "unable to open"). When there
+    /// is no -wal file, every committed note is in the main file, and no one who lacks write access
+    /// to the folder can add one: SQLite's `immutable` mode then reads the file as it is, without
+    /// the index and without locks. (Root, or the folder's owner after a chmod, could still write
+    /// meanwhile; a listing read across that write may be stale, never the outbox damaged.)
+    private static func immutableReader(path: String, configuration: Configuration, after error: any Error) -> DatabasePool? {
+        guard let code = (error as? DatabaseError)?.resultCode, [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(code),
+              !FileManager.default.fileExists(atPath: path + "-wal") else { return nil }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return nil }
+        // A URI filename (Debian's SQLite accepts them everywhere): `?`, `#` and `%` must be escaped in its path.
+        let absolute = URL(fileURLWithPath: path).path
+        guard let escaped = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) else { return nil }
+        let uri = "file:" + escaped + "?immutable=1"
+        do {
+            let pool = try DatabasePool(path: uri, configuration: configuration)
+            try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return pool
+        } catch {
+            return nil
+        }
+    }
+
+    private func prepareSchema(readOnly: Bool, holding setUpLock: MigrationLock?) throws(OutboxError) {
+        let migrator = OutboxSchema.migrator
+        do {
+            let (identity, complete, superseded) = try pool.read { db in
+                let identity = try OutboxIdentity.of(db)
+                guard case .outbox = identity else { return (identity, false, false) }
+                return (identity, try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
+            }
+            if case let .foreign(detail) = identity { throw OutboxError.foreign(path: path, detail: detail) }
+            if superseded { throw OutboxError.newerSchema(path: path) }
+            if complete && identity == .outbox(stamped: true) { return }
+            if readOnly {
+                // An outbox from an earlier enlog, not yet stamped, reads as it is.
+                if complete { return }
+                throw OutboxError.notInitialized(path: path)
+            }
+            // Processes opening a new outbox together would each see migrations missing and race
+            // through them; a kernel lock beside the file lets one migrate while the others wait.
+            // The kernel releases it if its holder dies, so it cannot go stale.
+            let lock = try setUpLock ?? MigrationLock(databasePath: path, timeout: busyTimeout)
+            defer { if setUpLock == nil { lock.release() } }
+            // Checked again under the lock: another process may have set the file up meanwhile.
+            let recheck = try pool.read { db in (try OutboxIdentity.of(db), try migrator.hasCompletedMigrations(db)) }
+            if case let .foreign(detail) = recheck.0 { throw OutboxError.foreign(path: path, detail: detail) }
+            if recheck == (.outbox(stamped: true), true) { return }
+            try migrator.migrate(pool)
+            try pool.write { db in try OutboxIdentity.stamp(db) }
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    /// `flock` on `<outbox>.migrate-lock`, held while a process sets up or migrates the outbox.
+    ///
+    /// Waiting for another process to create the schema is not contention with a stuck writer:
+    /// on a loaded machine that can take longer than the busy timeout while the holder works
+    /// steadily. So the timeout counts only time in which the holder shows no progress: the
+    /// holder writes its pid into the lock file, and a waiter restarts its clock whenever that
+    /// process is running or waiting for the CPU or a disk (state R or D) or has used CPU time
+    /// since the last look. A holder that is stopped or hung fails the waiters after `timeout`;
+    /// a dead one releases the lock at once (the kernel drops it).
+    private struct MigrationLock {
+        let descriptor: Int32
+
+        init(databasePath: String, timeout: TimeInterval) throws(OutboxError) {
+            descriptor = open(databasePath + ".migrate-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                throw .cannotOpen(path: databasePath, detail: "cannot create its migration lock: \(String(cString: strerror(errno)))")
+            }
+            var lastSeen = HolderProgress.read(lockDescriptor: descriptor)
+            var lastProgressAt = Date()
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    let reason = String(cString: strerror(errno))
+                    close(descriptor)
+                    throw .cannotOpen(path: databasePath, detail: "cannot take its migration lock: \(reason)")
+                }
+                let seen = HolderProgress.read(lockDescriptor: descriptor)
+                if seen != lastSeen || seen?.isWorking == true {
+                    lastProgressAt = Date()
+                    lastSeen = seen
+                } else if Date().timeIntervalSince(lastProgressAt) >= timeout {
+                    close(descriptor)
+                    throw .locked(path: databasePath, waited: timeout)
+                }
+                usleep(10_000)
+            }
+            // Tell the waiters which process to watch.
+            let pid = Array("\(getpid())\n".utf8)
+            _ = ftruncate(descriptor, 0)
+            _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        }
+
+        func release() {
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
+        }
+    }
+
+    /// What a waiter can see of the lock holder's progress, from `/proc/<pid>/stat`.
+    private struct HolderProgress: Equatable {
+        let pid: Int32
+        let cpuTicks: UInt64
+        /// Running, runnable (waiting for a CPU on a busy machine) or in uninterruptible I/O.
+        let isWorking: Bool
+
+        /// nil when the lock file names no process this one can see (not yet written, exited,
+        /// or in another pid namespace): the waiter then counts plain time.
+        static func read(lockDescriptor: Int32) -> HolderProgress? {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = buffer.withUnsafeMutableBytes { pread(lockDescriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0,
+                  let pid = Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+                  pid > 0, pid != getpid(),
+                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let nameEnd = stat.lastIndex(of: ")") else { return nil }
+            // After "pid (comm)": state is field 3, utime and stime fields 14 and 15.
+            let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+            guard fields.count > 12, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else { return nil }
+            return HolderProgress(pid: pid, cpuTicks: user + system, isWorking: fields[0] == "R" || fields[0] == "D")
+        }
+    }
+
+    private static func existingAncestor(of directory: String) -> String {
+        var url = URL(fileURLWithPath: directory)
+        while !FileManager.default.fileExists(atPath: url.path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }
+
+    // MARK: Writing
+
+    /// Stores `fix` in the history and `note` in the outbox, both or neither.
+    @discardableResult
+    public func enqueue(fix: Fix, note draft: NoteDraft, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await write { db in
+            var fixRecord = FixRecord(fix, createdAt: now)
+            try fixRecord.insert(db)
+            return try Self.insert(draft, on: fixRecord, db, now: now)
+        }
+    }
+
+    /// The note, its resources and pending map, on a fix already in the history; inside the
+    /// caller's transaction.
+    static func insert(_ draft: NoteDraft, on fixRecord: FixRecord, _ db: Database, now: Date) throws -> OutboxNote {
+        var note = OutboxNote(draft: draft, fix: fixRecord, fixId: fixRecord.id!, now: now)
+        do {
+            try note.insert(db)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw OutboxError.duplicateNote(uid: draft.uid)
+        }
+        for var resource in draft.resources {
+            resource.noteId = note.id!
+            try resource.insert(db)
+        }
+        if let message = draft.message {
+            try NoteMessage(noteId: note.id!, text: message).insert(db)
+        }
+        if draft.mapPending {
+            try PendingMap(noteId: note.id!, address: draft.place?.address, displayName: draft.place?.displayName,
+                           attempts: 0, lastError: nil).insert(db)
+        }
+        return try Self.stored(note, db)
+    }
+
+    /// pending or failed → sending; counts the attempt.
+    @discardableResult
+    public func markSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .markSending, allowedFrom: [.pending, .failed]) { note in
+            note.state = .sending
+            note.attempts += 1
+            note.lastAttemptAt = now
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// sending → synced, recording what Evernote returned.
+    @discardableResult
+    public func markSynced(_ id: Int64, guid: String, usn: Int64?, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .markSynced, allowedFrom: [.sending]) { note in
+            note.state = .synced
+            note.guid = guid
+            note.usn = usn
+            note.lastError = nil
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// sending → failed; the note becomes due again at `retryAt`, by default after
+    /// `RetryBackoff.standard` (without jitter) on the number of attempts.
+    @discardableResult
+    public func markFailed(_ id: Int64, reason: String, retryAt: Date? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .markFailed, allowedFrom: [.sending]) { note in
+            note.state = .failed
+            note.lastError = reason
+            note.nextAttemptAt = retryAt ?? now.addingTimeInterval(RetryBackoff.standard.ceiling(afterAttempts: note.attempts))
+            note.updatedAt = now
+        }
+    }
+
+    /// Sets a note aside until `retry`: for errors no automatic retry can fix (invalid ENML,
+    /// quota, permission), or when the user asks.
+    @discardableResult
+    public func park(_ id: Int64, reason: String? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .park, allowedFrom: [.pending, .failed, .sending]) { note in
+            note.state = .parked
+            if let reason { note.lastError = reason }
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// failed or parked (or pending) → pending with a fresh attempt count.
+    @discardableResult
+    public func retry(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .retry, allowedFrom: [.pending, .failed, .parked]) { note in
+            note.state = .pending
+            note.attempts = 0
+            note.nextAttemptAt = nil
+            note.lastError = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// Removes a note from the outbox; its fix stays in the history. Refused while it is being
+    /// sent, unless `includingSending` (the caller holds the sync lock: no sync is sending it).
+    /// Returns the note as it was.
+    @discardableResult
+    public func drop(_ id: Int64, includingSending: Bool = false) async throws(OutboxError) -> OutboxNote {
+        let allowed: Set<OutboxNote.State> = includingSending ? [.pending, .failed, .parked, .synced, .sending]
+            : [.pending, .failed, .parked, .synced]
+        return try await transition(id, .drop, allowedFrom: allowed, delete: true) { _ in }
+    }
+
+    /// sending → pending for a note no sync is sending (the caller holds the sync lock): its
+    /// upload was cut off with an unknown outcome. The attempt count is kept (at least 1), which
+    /// tells the sync engine to look the note up in Evernote before creating it again.
+    @discardableResult
+    public func requeueSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .retry, allowedFrom: [.sending]) { note in
+            note.state = .pending
+            note.attempts = max(note.attempts, 1)
+            note.nextAttemptAt = nil
+            note.updatedAt = now
+        }
+    }
+
+    /// Fills in the geocoded address of a note queued with `addressPending`.
+    @discardableResult
+    public func resolveAddress(_ id: Int64, placeName: String?, title: String, content: String,
+                               now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+        try await transition(id, .resolveAddress, allowedFrom: [.pending, .failed, .parked]) { note in
+            note.placeName = placeName
+            note.title = title
+            note.content = content
+            note.addressPending = false
+            note.updatedAt = now
+        }
+    }
+
+    /// Puts back to pending the notes left `sending` by a process that died mid-upload
+    /// (attempt started more than `age` seconds ago). Returns how many were requeued.
+    @discardableResult
+    public func requeueInterrupted(olderThan age: TimeInterval, now: Date = Date()) async throws(OutboxError) -> Int {
+        try await write { db in
+            try OutboxNote
+                .filter(OutboxNote.Columns.state == OutboxNote.State.sending)
+                .filter(OutboxNote.Columns.lastAttemptAt < now.addingTimeInterval(-age))
+                .updateAll(db, OutboxNote.Columns.state.set(to: OutboxNote.State.pending),
+                           OutboxNote.Columns.updatedAt.set(to: now))
+        }
+    }
+
+    // MARK: Reading
+
+    public func note(id: Int64) async throws(OutboxError) -> OutboxNote {
+        try await read { db in
+            guard let note = try OutboxNote.fetchOne(db, id: id) else { throw OutboxError.noteNotFound(id: id) }
+            return note
+        }
+    }
+
+    /// Notes in `state`, oldest first.
+    public func notes(state: OutboxNote.State, limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
+        try await read { db in try Self.notesRequest(state: state, limit: limit).fetchAll(db) }
+    }
+
+    /// Every note whatever its state, oldest first.
+    public func allNotes(limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
+        try await read { db in
+            var request = OutboxNote.order(OutboxNote.Columns.id)
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// What a sync should send now, oldest first: pending notes, and failed ones whose retry is due.
+    /// Notes still waiting for their address are left out, and so, when `account` is given, are
+    /// notes queued for another account (notes queued before any sign-in go to whoever syncs).
+    public func dueNotes(now: Date = Date(), limit: Int, account: String? = nil) async throws(OutboxError) -> [OutboxNote] {
+        try await read { db in
+            // Two index walks merged here, rather than one OR query that SQLite would sort.
+            let pending = try Self.dueRequest(state: .pending, now: now, limit: limit, account: account).fetchAll(db)
+            let failed = try Self.dueRequest(state: .failed, now: now, limit: limit, account: account).fetchAll(db)
+            return Array((pending + failed).sorted { $0.id! < $1.id! }.prefix(limit))
+        }
+    }
+
+    /// Failed notes waiting for their retry time, and the earliest of those times.
+    public func retryWaits() async throws(OutboxError) -> (count: Int, next: Date?) {
+        try await read { db in
+            let failed = OutboxNote.filter(OutboxNote.Columns.state == OutboxNote.State.failed)
+            return (try failed.fetchCount(db),
+                    try Date.fetchOne(db, failed.select(min(OutboxNote.Columns.nextAttemptAt))))
+        }
+    }
+
+    /// How many notes are in each state.
+    public func counts() async throws(OutboxError) -> [OutboxNote.State: Int] {
+        try await read { db in
+            var counts: [OutboxNote.State: Int] = [:]
+            for state in OutboxNote.State.allCases {
+                counts[state] = try OutboxNote.filter(OutboxNote.Columns.state == state).fetchCount(db)
+            }
+            return counts
+        }
+    }
+
+    /// Fixes with `timestamp >= since`, oldest first; with `notedOnly`, those that have a note
+    /// (not the track `watch` keeps, nor imported fixes).
+    public func history(since: Date? = nil, limit: Int? = nil, notedOnly: Bool = false) async throws(OutboxError) -> [FixRecord] {
+        try await read { db in
+            var request = FixRecord.order(Column("timestamp"), Column("id"))
+            if let since { request = request.filter(Column("timestamp") >= since) }
+            if notedOnly { request = request.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)") }
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// The most recently taken fix in the history, if any (where `watch`'s track resumes after a restart).
+    public func latestFix() async throws(OutboxError) -> FixRecord? {
+        try await read { db in try FixRecord.order(Column("timestamp").desc, Column("id").desc).fetchOne(db) }
+    }
+
+    /// The most recently taken fix that has a note (what `watch` measures movement from after a
+    /// restart: the track and imported fixes between notes are not notes).
+    public func latestNotedFix() async throws(OutboxError) -> FixRecord? {
+        try await read { db in
+            try FixRecord.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
+                .order(Column("timestamp").desc, Column("id").desc).fetchOne(db)
+        }
+    }
+
+    /// `PRAGMA integrity_check`'s verdict: "ok", or the problems found.
+    public func integrityCheck() async throws(OutboxError) -> [String] {
+        try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    // MARK: Plumbing
+
+    // The requests behind the listing methods, visible to tests that check their query plans.
+    static func notesRequest(state: OutboxNote.State, limit: Int?) -> QueryInterfaceRequest<OutboxNote> {
+        let request = OutboxNote.filter(OutboxNote.Columns.state == state).order(OutboxNote.Columns.id)
+        return limit.map { request.limit($0) } ?? request
+    }
+
+    static func dueRequest(state: OutboxNote.State, now: Date, limit: Int, account: String? = nil) -> QueryInterfaceRequest<OutboxNote> {
+        var request = OutboxNote
+            .filter(OutboxNote.Columns.state == state)
+            .filter(OutboxNote.Columns.addressPending == false)
+            .filter(sql: "NOT EXISTS (SELECT 1 FROM pendingMap WHERE pendingMap.noteId = note.id)")
+        if let account { request = request.filter(Column("account") == nil || Column("account") == account) }
+        if state == .failed { request = request.filter(OutboxNote.Columns.nextAttemptAt <= now) }
+        return request.order(OutboxNote.Columns.id).limit(limit)
+    }
+
+    /// The connection pool, for tests only (`@testable`: raw SQL to stage a state or check a
+    /// query plan). Everything in enlog goes through the store's methods — the sync engine's
+    /// records and the geocode cache too (`OutboxSyncRecords`, `OutboxGeocodeRecords`) — so
+    /// that every database error is an `OutboxError`.
+    var databaseWriter: any DatabaseWriter { pool }
+
+    /// - Parameter alongside: other rows to write in the same transaction (the note's resources,
+    ///   its pending map), once the note's state is known to allow it.
+    func transition(_ id: Int64, _ action: OutboxNote.Action, allowedFrom allowed: Set<OutboxNote.State>,
+                    delete: Bool = false, alongside: (@Sendable (Database) throws -> Void)? = nil,
+                    _ change: @escaping @Sendable (inout OutboxNote) -> Void)
+    async throws(OutboxError) -> OutboxNote {
+        try await write { db in
+            guard var note = try OutboxNote.fetchOne(db, id: id) else { throw OutboxError.noteNotFound(id: id) }
+            guard allowed.contains(note.state) else {
+                throw OutboxError.invalidTransition(id: id, state: note.state, action: action)
+            }
+            try alongside?(db)
+            if delete {
+                try note.delete(db)
+                return note
+            }
+            change(&note)
+            try note.update(db)
+            return try Self.stored(note, db)
+        }
+    }
+
+    /// The row as it reads back: dates are kept to the millisecond, so the value handed to the
+    /// caller must come from the database to compare equal to a later `note(id:)`.
+    static func stored(_ note: OutboxNote, _ db: Database) throws -> OutboxNote {
+        try OutboxNote.fetchOne(db, id: note.id!)!
+    }
+
+    // The transactions every method runs in, mapping any failure to `OutboxError`. Internal for
+    // the store's own files in Outbox/ only.
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    /// Blocking variants, for the geocode cache's synchronous API.
+    func readNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.writeWithoutTransaction(body)
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+}
