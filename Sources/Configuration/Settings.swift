@@ -102,3 +102,16 @@ extension Setting {
     /// reads, and the ones the project's own scripts and tests set (so they are not warned about).
     static let otherEnvironmentNames: Set<String> = ["ENLOG_TOKEN", "ENLOG_PYTHON", "ENLOG_TEST_TRACE", "ENLOG_DEMO_DB"]
 }
+
+extension Setting {
+    /// A numeric setting's default, read from the table above: code that needs a default (a
+    /// value type's initializer, a flag's help) takes it from here instead of repeating it.
+    public var defaultNumber: Double {
+        guard let range, let value = defaultValue.flatMap(range.value(of:)) else { return 0 }
+        return value
+    }
+
+    public var defaultInteger: Int { Int(defaultNumber) }
+
+    public var defaultDuration: Duration { .milliseconds(Int64((defaultNumber * 1000).rounded())) }
+}

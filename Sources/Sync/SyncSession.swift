@@ -29,12 +29,13 @@ public struct SyncSession: Sendable {
         }
     }
 
-    let config: Config
+    let context: RunContext
     let outbox: OutboxStore
     let account: EvernoteAccount
+    var config: Config { context.config }
 
-    public init(config: Config, outbox: OutboxStore, account: EvernoteAccount) {
-        self.config = config
+    public init(context: RunContext, outbox: OutboxStore, account: EvernoteAccount) {
+        self.context = context
         self.outbox = outbox
         self.account = account
     }
@@ -59,7 +60,7 @@ public struct SyncSession: Sendable {
             summary.verdict = SyncSummary.verdict(for: summary)
             return .unreachable(report, summary)
         }
-        var http = HTTPConfiguration(config: config, requestTimeout: requestTimeout)
+        var http = context.http(requestTimeout: requestTimeout)
         // Nothing queued: no NoteStore call will be made, so no lookup to wait for either.
         if let endpoint, !plan.proxied, !dryRun, waiting > 0 {
             let decision = try await NoteStoreAddressing.decide(
@@ -68,11 +69,10 @@ public struct SyncSession: Sendable {
             http.resolve = decision.resolve
             if let note = decision.note { observer?(.notice(note)) }
         }
-        let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
-        let renderer = try NoteRenderer(config: config)
+        let places = context.places(outbox)
+        let renderer = try context.noteRenderer()
         var options = SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey, observer: observer)
-        let mapSettings = MapSettings(config: config)
-        if mapSettings.style != .none { options.maps = MapRenderer(settings: mapSettings) }
+        options.maps = context.mapsIfWanted
         let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
                                 http: http, rememberAddress: !plan.proxied,
                                 placeLookup: places, renderer: renderer, options: options)

@@ -35,7 +35,7 @@ extension Watcher.Loop {
         let today = TrackDay(containing: now.addingTimeInterval(-Watcher.digestDelay), timeZone: zone)
         let day = today.previous
         let account = watcher.dependencies.account()?.accountKey
-        let digest = DayDigest(outbox: watcher.outbox, config: config, account: account)
+        let digest = context.digest(outbox: watcher.outbox, accountKey: account)
         do {
             switch try await digest.write(day) {
             case .alreadyThere(let id):

@@ -72,9 +72,10 @@ public struct Watcher: Sendable {
     /// kept. No sync, no network wait; the decision and the track start fresh (the log's times
     /// may predate the outbox's last note). Track fixes whose time the history has already are
     /// not stored twice (`importFixes`), so replaying a log twice adds its track once.
-    public func replay(nmea path: String, config: Config) async throws -> MovementReplay.Summary {
+    public func replay(nmea path: String, context: RunContext) async throws -> MovementReplay.Summary {
+        let config = context.config
         let fixes = try await BlockingCall.run("enlog.nmea", onCancel: .abandon) { _ in try NMEALogLocation(path: path).fixes() }
-        let logger = try LocationLogger.configured(config: config, outbox: outbox, accountKey: dependencies.account()?.accountKey)
+        let logger = try context.logger(outbox: outbox, accountKey: dependencies.account()?.accountKey)
         let report = dependencies.report, outbox = self.outbox
         var track = TrackThresholds(config: config).map { TrackRecorder(thresholds: $0) }
         var kept = 0
@@ -137,11 +138,11 @@ public struct Watcher: Sendable {
 
     /// Runs until SIGTERM or SIGINT (then returns normally: the note being written is finished,
     /// the sync stops at its next safe point).
-    public func run(config initial: Config) async throws {
+    public func run(context initial: RunContext) async throws {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         let signals = SignalInputs(feed: feed)
         defer { signals.stop() }
-        var loop = Loop(watcher: self, config: initial, feed: feed)
+        var loop = Loop(watcher: self, context: initial, feed: feed)
         try await loop.start()
         for await input in inputs {
             if await loop.handle(input) == .stop { break }
@@ -176,7 +177,9 @@ extension Watcher {
     /// The loop's state; only ever touched from the loop.
     struct Loop {
         let watcher: Watcher
-        var config: Config
+        /// The services of the configuration in force, built again from a new one on SIGHUP.
+        var context: RunContext
+        var config: Config { context.config }
         let feed: AsyncStream<Input>.Continuation
         var decision: MovementDecision
         var logger: LocationLogger?
@@ -202,11 +205,11 @@ extension Watcher {
         var lastNote: String?
         var report: @Sendable (WatchReport) -> Void { watcher.dependencies.report }
 
-        init(watcher: Watcher, config: Config, feed: AsyncStream<Input>.Continuation) {
+        init(watcher: Watcher, context: RunContext, feed: AsyncStream<Input>.Continuation) {
             self.watcher = watcher
-            self.config = config
+            self.context = context
             self.feed = feed
-            decision = MovementDecision(thresholds: WatchThresholds(config: config))
+            decision = MovementDecision(thresholds: WatchThresholds(config: context.config))
         }
 
         mutating func start() async throws {
@@ -220,7 +223,7 @@ extension Watcher {
             if let thresholds = TrackThresholds(config: config) {
                 track = TrackRecorder(thresholds: thresholds, anchor: try? await watcher.outbox.latestFix()?.fix())
             }
-            logger = try LocationLogger.configured(config: config, outbox: watcher.outbox, accountKey: watcher.dependencies.account()?.accountKey)
+            logger = try context.logger(outbox: watcher.outbox, accountKey: watcher.dependencies.account()?.accountKey)
             startGPSD()
             report(WatchReport(.event, "started", "watching gpsd at \(config.string(.gpsd) ?? "127.0.0.1:2947"): \(rules())",
                                ["pid": .int(Int(getpid()))]))
@@ -373,7 +376,7 @@ extension Watcher {
             do {
                 let fresh = try watcher.dependencies.loadConfig()
                 let gpsdChanged = [Setting.gpsd, .maxAge, .minAccuracy, .locationTimeout].contains { fresh.string($0) != config.string($0) }
-                config = fresh
+                context = RunContext(config: fresh)
                 decision.thresholds = WatchThresholds(config: fresh)
                 if let thresholds = TrackThresholds(config: fresh) {
                     if track == nil { track = TrackRecorder(thresholds: thresholds) } else { track?.thresholds = thresholds }
@@ -381,7 +384,7 @@ extension Watcher {
                     await writeTrack("track off")
                     track = nil
                 }
-                logger = try LocationLogger.configured(config: fresh, outbox: watcher.outbox, accountKey: watcher.dependencies.account()?.accountKey)
+                logger = try context.logger(outbox: watcher.outbox, accountKey: watcher.dependencies.account()?.accountKey)
                 if gpsdChanged { startGPSD() }
                 scheduleDigest()
                 syncStopped = nil
@@ -429,10 +432,10 @@ extension Watcher {
             }
             timerTask?.cancel()
             timerGeneration += 1
-            let outbox = watcher.outbox, config = self.config, feed = self.feed
+            let outbox = watcher.outbox, context = self.context, feed = self.feed
             let account = watcher.dependencies.account(), report = self.report
             syncTask = Task {
-                let result = await Watcher.attemptSync(outbox: outbox, config: config, account: account, trigger: trigger, report: report)
+                let result = await Watcher.attemptSync(outbox: outbox, context: context, account: account, trigger: trigger, report: report)
                 feed.yield(.syncFinished(result))
             }
         }
@@ -493,14 +496,14 @@ extension Watcher {
 
     /// One sync as `enlog sync` does it (`SyncSession`: reachability by address, then the engine),
     /// turned into what the loop needs to decide what comes next.
-    static func attemptSync(outbox: OutboxStore, config: Config, account: EvernoteAccount?, trigger: String,
+    static func attemptSync(outbox: OutboxStore, context: RunContext, account: EvernoteAccount?, trigger: String,
                             report: @Sendable (WatchReport) -> Void) async -> SyncResult {
         guard let account else { return .notSignedIn }
         if let hold = try? await outbox.rateLimitHold(), hold.until > Date() {
             return .held(hold)
         }
         do {
-            let outcome = try await SyncSession(config: config, outbox: outbox, account: account).run()
+            let outcome = try await SyncSession(context: context, outbox: outbox, account: account).run()
             switch outcome {
             case .unreachable(let reachability, let summary):
                 let waiting = summary.remaining

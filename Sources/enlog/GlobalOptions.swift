@@ -34,8 +34,9 @@ struct GlobalOptions: ParsableArguments {
         return loaded
     }
 
-    /// Reading and changing commands never create an outbox: a mistyped --db says so instead.
-    func openOutbox(_ config: Config, for access: OutboxStore.Access = .create) throws -> OutboxStore {
-        try OutboxStore(path: config.string(.database)!, access: access)
+    /// The run's services, built from the effective configuration (see `loadConfig`) once: every
+    /// command builds one and hands it down. Warnings of the services go to standard error.
+    func context(flags: [Setting: (flag: String, value: String?)] = [:]) throws -> RunContext {
+        RunContext(config: try loadConfig(flags: flags), warn: { Terminal.standardError("enlog: warning: \($0)") })
     }
 }

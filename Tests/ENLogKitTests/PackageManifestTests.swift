@@ -40,4 +40,45 @@ final class PackageManifestTests: XCTestCase {
             XCTAssertTrue(targets.contains(folder), "Sources/\(folder) is no target of Package.swift")
         }
     }
+
+    /// The library targets in the order data flows through them: location -> note -> outbox ->
+    /// sync -> Evernote. A target may use only those before it, in Package.swift and in its imports.
+    static let layers = ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose",
+                         "Outbox", "Diary", "Sync", "Watch", "enlog"]
+
+    func testEveryTargetDependsOnlyOnTargetsBeforeItInTheFlow() throws {
+        let text = try manifest()
+        var declared: [String: [String]] = [:]
+        for match in text.matches(of: /\.(?:target|executableTarget)\(\s*name: "(\w+)",\s*dependencies: \[([^\]]*)\]/) {
+            let names = String(match.output.2).matches(of: /(?:^|[\s\[,])"(\w+)"/).map { String($0.output.1) }
+            declared[String(match.output.1)] = names
+        }
+        for (rank, layer) in Self.layers.enumerated() {
+            let dependencies = try XCTUnwrap(declared[layer], "Package.swift has no target \(layer) with dependencies") 
+            for dependency in dependencies {
+                guard let dependencyRank = Self.layers.firstIndex(of: dependency) else { continue }   // C and package products
+                XCTAssertLessThan(dependencyRank, rank, "\(layer) depends on \(dependency), which comes after it in the flow")
+            }
+        }
+        XCTAssertEqual(declared["Support"], [], "Support is the bottom layer")
+    }
+
+    func testNoSourceImportsATargetAfterItsOwn() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        var checked = 0
+        for (rank, layer) in Self.layers.enumerated() {
+            let walker = FileManager.default.enumerator(at: sources.appendingPathComponent(layer), includingPropertiesForKeys: nil)
+            while let file = walker?.nextObject() as? URL {
+                guard file.pathExtension == "swift" else { continue }
+                checked += 1
+                let code = try String(contentsOf: file, encoding: .utf8)
+                for match in code.matches(of: /(?m)^\s*(?:@\w+\s+)*import\s+(\w+)/) {
+                    let module = String(match.output.1)
+                    guard let imported = Self.layers.firstIndex(of: module) else { continue }
+                    XCTAssertLessThan(imported, rank, "\(layer)/\(file.lastPathComponent) imports \(module), which comes after it in the flow")
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 100)
+    }
 }

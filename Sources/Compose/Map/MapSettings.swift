@@ -75,15 +75,18 @@ public struct MapSettings: Sendable, Equatable {
     /// PEM CAs to trust instead of the system's (`network.ca_file`).
     public var caFile: String?
 
-    public static let defaultTileURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    public static let defaultTileURL = Setting.tileURL.defaultValue!
     public static let attribution = "© OpenStreetMap contributors"
     public static let sizeLimit = 16...4096
     public static let zoomLimit = 0...19
 
-    public init(style: MapStyle = .tiles, width: Int = 600, height: Int = 400, zoom: Int = 16,
+    /// The defaults are the settings table's (`Setting.mapWidth`…), so settings built in code
+    /// and settings read from the configuration start alike.
+    public init(style: MapStyle = .tiles, width: Int = Setting.mapWidth.defaultInteger, height: Int = Setting.mapHeight.defaultInteger,
+                zoom: Int = Setting.mapZoom.defaultInteger,
                 tileURL: String = MapSettings.defaultTileURL, staticMapURL: String? = nil, staticMapKey: String? = nil,
-                contact: String = "", cachePath: String? = nil, cacheSizeBytes: Int = 100 << 20,
-                timeBudget: Duration = .seconds(10), caFile: String? = nil) {
+                contact: String = "", cachePath: String? = nil, cacheSizeBytes: Int = Int(Setting.mapCacheSize.defaultNumber * 1_048_576),
+                timeBudget: Duration = Setting.mapTimeout.defaultDuration, caFile: String? = nil) {
         self.style = style
         self.width = width
         self.height = height

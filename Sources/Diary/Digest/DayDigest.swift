@@ -46,13 +46,6 @@ public struct DayDigest: Sendable {
         self.account = account
     }
 
-    /// The configured digest: note settings, the map renderer, the signed-in account's key.
-    public init(outbox: OutboxStore, config: Config, account: String?, warn: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.init(outbox: outbox, style: NoteStyle(config: config),
-                  maps: MapRenderer(settings: MapSettings(config: config), warn: warn),
-                  mapBudget: config.duration(.mapTimeout), account: account)
-    }
-
     public func write(_ day: TrackDay) async throws -> Outcome {
         if let existing = try await outbox.digestNote(day: day.name) { return .alreadyThere(noteId: existing) }
         let made = try await draft(day)

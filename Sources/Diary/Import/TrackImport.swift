@@ -45,7 +45,7 @@ public struct TrackImport: Sendable {
     /// note (as `watch` writes them: template, address, map) on each fix a watch would have
     /// noted, unless that fix has a note already (so an import repeated after a failure writes
     /// only the notes still missing).
-    public func run(path: String, config: Config, notes: Bool, accountKey: String?,
+    public func run(path: String, context: RunContext, notes: Bool, accountKey: String?,
                     noted: @Sendable (LocationLogger.Outcome, MovementDecision.Verdict) -> Void = { _, _ in }) async throws -> Summary {
         let contents = try await BlockingCall.run("enlog.import", onCancel: .abandon) { _ in try TrackFile(path: path).read() }
         var summary = Summary(kind: contents.kind, read: contents.fixes.count, untimedSkipped: contents.untimedSkipped,
@@ -54,9 +54,9 @@ public struct TrackImport: Sendable {
         summary.added = stored.added
         summary.alreadyThere = stored.alreadyThere
         guard notes else { return summary }
-        let logger = try LocationLogger.configured(config: config, outbox: outbox, accountKey: accountKey)
+        let logger = try context.logger(outbox: outbox, accountKey: accountKey)
         var alreadyNoted = 0
-        let decided = try await MovementReplay.decide(contents.fixes, config: config) { index, fix, verdict in
+        let decided = try await MovementReplay.decide(contents.fixes, config: context.config) { index, fix, verdict in
             let fixId = stored.fixIds[index]
             if try await outbox.hasNote(onFix: fixId) {
                 alreadyNoted += 1

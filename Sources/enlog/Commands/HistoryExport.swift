@@ -26,7 +26,8 @@ struct HistoryExport: ParsableArguments {
 
     func run(global: GlobalOptions, since: Date?) async throws {
         guard let format else { throw ValidationError("--date and --until go with --format gpx|geojson|csv") }
-        let config = try global.loadConfig()
+        let context = try global.context()
+        let config = context.config
         let zone = TrackDay.timeZone(config: config)
         var start = since, end: Date?
         if let date {
@@ -42,7 +43,7 @@ struct HistoryExport: ParsableArguments {
             }
             end = limit
         }
-        let outbox = try global.openOutbox(config, for: .read)
+        let outbox = try context.outbox(.read)
         let records = try await outbox.history(from: start ?? .distantPast, to: end ?? .distantFuture)
         let fixes = try records.map { try $0.fix() }
         FileHandle.standardOutput.write(Data(TrackWriter.write(fixes, as: format, name: date.map { "enlog \($0)" } ?? "enlog history").utf8))

@@ -46,7 +46,7 @@ struct Queue: AsyncParsableCommand {
         var state: OutboxNote.State?
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .read)
+            let outbox = try global.context().outbox(.read)
             let notes = if let state { try await outbox.notes(state: state) } else { try await outbox.allNotes() }
             let mapsPending = try await outbox.noteIdsWithPendingMaps()
             if json {
@@ -82,7 +82,7 @@ struct Queue: AsyncParsableCommand {
         var resource: String?
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .read)
+            let outbox = try global.context().outbox(.read)
             let note = try await outbox.note(id: id)
             let resources = try await outbox.resources(of: id)
             if let resource {
@@ -122,7 +122,7 @@ struct Queue: AsyncParsableCommand {
         @Argument(help: "Note id.") var id: Int64
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .change)
+            let outbox = try global.context().outbox(.change)
             let result = try await SendingNoteRecovery.retry(id, outbox: outbox)
             Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
                 + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : ""))
@@ -144,7 +144,7 @@ struct Queue: AsyncParsableCommand {
         @Flag(name: .shortAndLong, help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .change)
+            let outbox = try global.context().outbox(.change)
             let note = try await outbox.note(id: id)
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
@@ -200,7 +200,7 @@ struct History: AsyncParsableCommand {
             if json { throw ValidationError("--json and --format are two outputs: choose one") }
             return try await export.run(global: global, since: start)
         }
-        let fixes = try await global.openOutbox(try global.loadConfig(), for: .read).history(since: start, notedOnly: !track)
+        let fixes = try await global.context().outbox(.read).history(since: start, notedOnly: !track)
         if json {
             Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {

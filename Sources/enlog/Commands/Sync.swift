@@ -43,14 +43,15 @@ struct Sync: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let config = try global.loadConfig()
-        let outbox = try global.openOutbox(config)
+        let context = try global.context()
+        let config = context.config
+        let outbox = try context.outbox()
         // Progress only on a terminal; -q wins over -v.
         let printer = SyncProgressPrinter(terminal: !quiet && SyncProgressPrinter.drawsProgress(), verbose: verbose && !quiet,
                                           write: { FileHandle.standardError.write(Data($0.utf8)) })
         let outcome: SyncSession.Outcome
         do {
-            outcome = try await SyncSession(config: config, outbox: outbox, account: try await Account.signedIn(config))
+            outcome = try await SyncSession(context: context, outbox: outbox, account: try await Account.signedIn(config))
                 .run(maxNotes: max, dryRun: dryRun, observer: { printer.handle($0) })
         } catch {
             printer.finish()
