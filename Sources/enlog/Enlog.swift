@@ -32,7 +32,7 @@ struct Enlog: AsyncParsableCommand {
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do
-    /// about it, when there is something) and an exit code from `ExitStatus` (the table in README.md).
+    /// about it, when there is something) and an exit code from `ExitStatus` (the table in docs/exit-status.md).
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
         StandardInput.holdIfClosed()
