@@ -19,7 +19,7 @@ struct Enlog: AsyncParsableCommand {
             `enlog config show` prints them. The manual page is enlog(1) (scripts/bootstrap installs it; \
             `swift package generate-manual` makes it).
 
-            Shell completions (README says where each shell looks for them):
+            Shell completions (docs/install.md says where each shell looks for them):
               enlog --generate-completion-script bash > enlog.bash
               enlog --generate-completion-script zsh > _enlog
               enlog --generate-completion-script fish > enlog.fish
