@@ -16,9 +16,9 @@ extension ENLogError {
     public var description: String { reason }
 }
 
-/// The kinds of failure enlog tells apart, one per row of README's exit status table (beyond
+/// The kinds of failure enlog tells apart, one per row of docs/exit-status.md's table (beyond
 /// success and the internal errors that are no `ENLogError`). Closed: a new kind of failure is a
-/// new case here, a new exit code, and a new row in README; every error type picks one of these.
+/// new case here, a new exit code, and a new row in docs/exit-status.md; every error type picks one of these.
 public enum ErrorCategory: String, Sendable, CaseIterable {
     /// A note is invalid ENML, or Evernote refused one.
     case invalidNote

@@ -29,7 +29,7 @@ struct Enlog: AsyncParsableCommand {
             `enlog config show` prints them. The manual page is enlog(1) (scripts/bootstrap installs it; \
             `swift package generate-manual` makes it).
 
-            Shell completions (README says where each shell looks for them):
+            Shell completions (docs/install.md says where each shell looks for them):
               enlog --generate-completion-script bash > enlog.bash
               enlog --generate-completion-script zsh > _enlog
               enlog --generate-completion-script fish > enlog.fish
@@ -42,7 +42,7 @@ struct Enlog: AsyncParsableCommand {
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do
-    /// about it, when there is something) and an exit code from `ExitStatus` (the table in README.md).
+    /// about it, when there is something) and an exit code from `ExitStatus` (the table in docs/exit-status.md).
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
         StandardInput.holdIfClosed()

@@ -11,7 +11,7 @@ import Diary
 import Sync
 import Watch
 
-/// Every exit code enlog uses, in one place; README.md's table mirrors this. Beyond 0–2 they
+/// Every exit code enlog uses, in one place; docs/exit-status.md's table mirrors this. Beyond 0–2 they
 /// follow sysexits.h, so scripts and systemd can tell a retryable failure (75) from a bad input.
 enum ExitStatus: Int32, CaseIterable {
     case success = 0
@@ -48,7 +48,7 @@ enum ExitStatus: Int32, CaseIterable {
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
-    /// One line per code for `enlog --help` (README.md's table says the same at more length);
+    /// One line per code for `enlog --help` (docs/exit-status.md says the same at more length);
     /// short enough that the table fits 80 columns without wrapping.
     var summary: String {
         switch self {

@@ -17,7 +17,7 @@ import Testing
 typealias EnlogExit = enlog.ExitStatus
 
 /// The one map from errors to exit codes (`ExitStatus`): total, exhaustive, and the same as the
-/// tables in `enlog --help` and README.md.
+/// tables in `enlog --help` and docs/exit-status.md.
 @Suite("exit status map")
 struct ExitStatusTests {
     /// An error that is no `ENLogError`: what a bug would throw.
@@ -57,7 +57,7 @@ struct ExitStatusTests {
     }
 
     /// Every exit status: reached by exactly one category (success and internal error by none),
-    /// in the help table once, and in README's table.
+    /// in the help table once, and in docs/exit-status.md's table.
     @Test(arguments: EnlogExit.allCases)
     func everyExitStatusIsMappedAndDocumented(_ status: EnlogExit) throws {
         let categories = ErrorCategory.allCases.filter { EnlogExit.of($0) == status }
@@ -70,8 +70,8 @@ struct ExitStatusTests {
         let helpRows = EnlogExit.helpTable.split(separator: "\n").map(String.init)
             .filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(status.rawValue)  ") }
         #expect(helpRows.count == 1, "\(EnlogExit.helpTable)")
-        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("\n| \(status.rawValue) | "), "README's exit table lacks \(status.rawValue)")
+        let doc = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/exit-status.md"), encoding: .utf8)
+        #expect(doc.contains("\n| \(status.rawValue) | "), "docs/exit-status.md's table lacks \(status.rawValue)")
     }
 
     @Test func categoriesHaveDistinctCodes() {

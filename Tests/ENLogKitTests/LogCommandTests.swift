@@ -471,7 +471,7 @@ struct NoteRendererTests {
     }
 }
 
-/// The exit codes README.md documents, as the tests expect them (kept apart from the
+/// The exit codes docs/exit-status.md documents, as the tests expect them (kept apart from the
 /// executable's own table on purpose: a change there must show up here).
 enum ExitStatusCode: Int32 {
     case success = 0, invalidNote = 1, usage = 2, badLocation = 65, noInput = 66, noFix = 69

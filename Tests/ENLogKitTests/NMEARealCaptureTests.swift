@@ -166,7 +166,7 @@ struct GPSDAnswer: CustomStringConvertible {
     var time: Date?
 
     init(gpsdecode: URL, log path: String) throws {
-        // The file itself as standard input, as the README says (gpsd's lexer reads it in its own chunks).
+        // The file itself as standard input, as docs/logging.md says (gpsd's lexer reads it in its own chunks).
         let result = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$0\" -j < \"$1\"", gpsdecode.path, path])
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
