@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ENLogKit
+@testable import Configuration
 
 /// docs/configuration.md's table of settings says what the settings table (`Setting.all`) says:
 /// a row per setting with its type, range, default and environment variables, and no row for a
