@@ -37,7 +37,7 @@ extension SyncRun {
                     guard let day = TrackDay(name, timeZone: renderer.style.timeZone) else {
                         throw DigestError(day: name)
                     }
-                    try await DayDigest(outbox: outbox, style: renderer.style, maps: maps, mapBudget: maps.settings.timeBudget,
+                    try await DayDigest(outbox: outbox, style: renderer.style, maps: maps,
                                         account: note.account).remade(id, day: day, now: engine.clock())
                 } else {
                     let fix = try record.fix()
