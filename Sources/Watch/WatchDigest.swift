@@ -59,18 +59,7 @@ extension Watcher.Loop {
 
     /// The timer for the next digest (cancelled when the setting is off).
     mutating func scheduleDigest() {
-        digestTask?.cancel()
-        digestTask = nil
-        digestGeneration += 1
-        guard config.boolean(.watchDigest) else { return }
-        let due = Watcher.nextDigestTime(after: Date(), timeZone: TrackDay.timeZone(config: config))
-        let feed = self.feed, generation = digestGeneration
-        digestTask = Task {
-            // Slept in slices so that a clock set forward (suspend, NTP) still wakes it near the time.
-            while !Task.isCancelled, Date() < due {
-                try? await Task.sleep(for: .seconds(min(max(due.timeIntervalSinceNow, 0.1), 300)))
-            }
-            if !Task.isCancelled { feed.yield(.digestDue(generation: generation)) }
-        }
+        guard config.boolean(.watchDigest) else { return cancel(.digest) }
+        schedule(.digest, .at(Watcher.nextDigestTime(after: Date(), timeZone: TrackDay.timeZone(config: config))))
     }
 }

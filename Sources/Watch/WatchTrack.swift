@@ -118,9 +118,7 @@ extension Watcher.Loop {
         guard var recorder = track, !recorder.pending.isEmpty else { return }
         let batch = recorder.takeBatch()
         track = recorder
-        trackTask?.cancel()
-        trackTask = nil
-        trackGeneration += 1
+        cancel(.trackWrite)
         do {
             let stored = try await watcher.outbox.importFixes(batch)
             report(WatchReport(.detail, "track-saved", "wrote \(stored.added) track fixes (\(reason))",
@@ -133,12 +131,6 @@ extension Watcher.Loop {
     }
 
     mutating func scheduleTrackWrite() {
-        trackTask?.cancel()
-        trackGeneration += 1
-        let feed = self.feed, generation = trackGeneration
-        trackTask = Task {
-            try? await Task.sleep(for: .seconds(TrackRecorder.batchAge))
-            if !Task.isCancelled { feed.yield(.trackDue(generation: generation)) }
-        }
+        schedule(.trackWrite, .after(.seconds(TrackRecorder.batchAge)))
     }
 }

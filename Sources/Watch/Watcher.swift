@@ -116,15 +116,11 @@ public struct Watcher: Sendable {
     enum Input: Sendable {
         case gpsd(GPSDStream.Event)
         case network(NetworkEvents.Change)
-        case networkSettled(generation: Int)
-        case syncDue(trigger: String, generation: Int)
+        /// A wake-up the loop set (`LoopTimer`), with the generation it was scheduled with.
+        case timerFired(WatchTimer, generation: Int)
         case syncFinished(SyncResult)
         case signal(Int32)
         case watchdog
-        /// Past midnight: time for the previous day's digest (`watch.digest`).
-        case digestDue(generation: Int)
-        /// The track's pending batch has waited `TrackRecorder.batchAge`: time to write it.
-        case trackDue(generation: Int)
     }
 
     enum SyncResult: Sendable {
@@ -187,17 +183,12 @@ extension Watcher {
         var gpsdDown = false
         var networkTask: Task<Void, Never>?
         var watchdogTask: Task<Void, Never>?
-        var timerTask: Task<Void, Never>?
-        var debounceTask: Task<Void, Never>?
-        var debounceGeneration = 0
-        var timerGeneration = 0
         var syncTask: Task<Void, Never>?
-        var digestTask: Task<Void, Never>?
-        var digestGeneration = 0
+        var timers: [WatchTimer: LoopTimer] = [:]
+        /// The task sleeping for each pending wake-up.
+        var wakeTasks: [WatchTimer: Task<Void, Never>] = [:]
         /// The route being kept (`watch.track`); nil when off.
         var track: TrackRecorder?
-        var trackTask: Task<Void, Never>?
-        var trackGeneration = 0
         var syncRequested: String?
         var syncFailures = 0
         var syncStopped: String?
@@ -246,7 +237,7 @@ extension Watcher {
         mutating func stop() async {
             report(WatchReport(.event, "stopping", "stopping" + (syncTask != nil ? " (the upload stops after the note in flight)" : "")))
             watcher.dependencies.notifier.notify(["STOPPING=1"])
-            for task in [gpsdTask, networkTask, watchdogTask, timerTask, debounceTask, digestTask, trackTask] { task?.cancel() }
+            for task in [gpsdTask, networkTask, watchdogTask] + Array(wakeTasks.values) { task?.cancel() }
             // The track kept since the last batch is written before anything else can go wrong.
             await writeTrack("stopping")
             if let syncTask {
@@ -294,30 +285,26 @@ extension Watcher {
                 await handleGPSD(event)
             case .network(let change):
                 report(WatchReport(.detail, "network-change", "network changed (\(change))", ["kinds": .string(change.description)]))
-                debounceGeneration += 1
-                debounceTask?.cancel()
-                let feed = self.feed, generation = debounceGeneration, debounce = watcher.debounce
-                debounceTask = Task {
-                    try? await Task.sleep(for: debounce)
-                    if !Task.isCancelled { feed.yield(.networkSettled(generation: generation)) }
+                schedule(.networkSettled, .after(watcher.debounce))
+            case .timerFired(let timer, let generation):
+                guard timers[timer, default: LoopTimer()].fire(generation) else { break }
+                switch timer {
+                case .networkSettled:
+                    requestSync("network")
+                case .syncRetry:
+                    requestSync("backoff")
+                case .digest:
+                    await digestIfDue()
+                    await refreshPending()
+                    if pending > 0 { requestSync("digest") }
+                case .trackWrite:
+                    await writeTrack("age")
                 }
-            case .networkSettled(let generation):
-                if generation == debounceGeneration { requestSync("network") }
-            case .syncDue(let trigger, let generation):
-                if generation == timerGeneration { requestSync(trigger) }
             case .syncFinished(let result):
                 syncTask = nil
                 await finishSync(result)
             case .watchdog:
                 watcher.dependencies.notifier.notify(["WATCHDOG=1"])
-            case .digestDue(let generation):
-                if generation == digestGeneration {
-                    await digestIfDue()
-                    await refreshPending()
-                    if pending > 0 { requestSync("digest") }
-                }
-            case .trackDue(let generation):
-                if generation == trackGeneration { await writeTrack("age") }
             case .signal(let number):
                 if number == SIGHUP {
                     await reload()
@@ -418,8 +405,7 @@ extension Watcher {
             } else if !wanted, let task = networkTask {
                 task.cancel()
                 networkTask = nil
-                timerTask?.cancel()
-                timerGeneration += 1
+                cancel(.syncRetry)
                 report(WatchReport(.detail, "network-watch", "nothing pending: no longer listening for network changes"))
             }
         }
@@ -430,8 +416,7 @@ extension Watcher {
                 syncRequested = trigger   // once the running one ends
                 return
             }
-            timerTask?.cancel()
-            timerGeneration += 1
+            cancel(.syncRetry)
             let outbox = watcher.outbox, context = self.context, feed = self.feed
             let account = watcher.dependencies.account(), report = self.report
             syncTask = Task {
@@ -483,14 +468,25 @@ extension Watcher {
                 return
             }
             guard pending > 0, let retryAfter else { return }
-            timerGeneration += 1
-            let feed = self.feed, generation = timerGeneration
             report(WatchReport(.detail, "sync-timer", "next upload attempt in \(Int(retryAfter.rounded())) s unless the network changes first",
                                ["in": .double(retryAfter)]))
-            timerTask = Task {
-                try? await Task.sleep(for: .milliseconds(Int64(retryAfter * 1000)))
-                if !Task.isCancelled { feed.yield(.syncDue(trigger: "backoff", generation: generation)) }
+            schedule(.syncRetry, .after(.milliseconds(Int64(retryAfter * 1000))))
+        }
+
+        /// Sets `timer` to wake the loop, replacing its pending wake-up.
+        mutating func schedule(_ timer: WatchTimer, _ wake: LoopTimer.Wake) {
+            let generation = timers[timer, default: LoopTimer()].schedule(wake)
+            wakeTasks[timer]?.cancel()
+            let feed = self.feed
+            wakeTasks[timer] = Task {
+                await wake.sleep()
+                if !Task.isCancelled { feed.yield(.timerFired(timer, generation: generation)) }
             }
+        }
+
+        mutating func cancel(_ timer: WatchTimer) {
+            timers[timer, default: LoopTimer()].cancel()
+            wakeTasks.removeValue(forKey: timer)?.cancel()
         }
     }
 
