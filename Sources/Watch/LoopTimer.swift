@@ -35,9 +35,14 @@ struct LoopTimer: Sendable, Equatable {
         return generation
     }
 
-    mutating func cancel() {
-        generation += 1
-        pending = nil
+    /// Makes the pending wake-up stale; returns whether there was one.
+    @discardableResult
+    mutating func cancel() -> Bool {
+        defer {
+            generation += 1
+            pending = nil
+        }
+        return pending != nil
     }
 
     /// Whether a firing of `generation` is the live wake-up.

@@ -25,10 +25,9 @@ extension Watcher {
 }
 
 extension Watcher.Loop {
-    /// Writes the previous day's digest when enabled and not written yet, then sets the timer for the next.
-    mutating func digestIfDue() async {
-        defer { scheduleDigest() }
-        guard config.boolean(.watchDigest) else { return }
+    /// Writes the previous day's digest when not written yet (`WatchStateMachine` asks only
+    /// when the setting is on, and sets the timer for the next).
+    func writeDigest() async {
         let zone = TrackDay.timeZone(config: config)
         let now = Date()
         // Before the grace minute after midnight the day before yesterday is the one that is over and settled.
@@ -55,11 +54,5 @@ extension Watcher.Loop {
         } catch {
             report(WatchReport(.problem, "digest-failed", "could not write the digest of \(day.name): \((error as? any ENLogError)?.reason ?? "\(error)")"))
         }
-    }
-
-    /// The timer for the next digest (cancelled when the setting is off).
-    mutating func scheduleDigest() {
-        guard config.boolean(.watchDigest) else { return cancel(.digest) }
-        schedule(.digest, .at(Watcher.nextDigestTime(after: Date(), timeZone: TrackDay.timeZone(config: config))))
     }
 }
