@@ -33,7 +33,8 @@ public enum MapError: ENLogError, Equatable {
         switch self {
         case .disabled, .invalidSettings: return .config
         case .unreachable, .timedOut: return .unavailable
-        case .httpStatus, .notAnImage: return .protocolError
+        case .httpStatus(_, let status): return .ofHTTPStatus(status)
+        case .notAnImage: return .protocolError
         case .cancelled: return .temporary
         case .rendering: return .cannotWrite
         }

@@ -105,5 +105,12 @@ enum HTTPText {
 }
 
 extension HTTPError {
-    public var category: ErrorCategory { .unavailable }
+    public var category: ErrorCategory {
+        switch self {
+        // Something answered, but too much to be the service's reply.
+        case .responseTooLarge: return .protocolError
+        case .cancelled: return .temporary
+        default: return .unavailable
+        }
+    }
 }
