@@ -113,7 +113,7 @@ struct Queue: AsyncParsableCommand {
             discussion: """
                 A note left `sending` by a sync that died or timed out is looked up in Evernote by \
                 the next sync before it is created, so it is never uploaded twice. Refused (exit 75) \
-                while a sync is running.
+                while a sync is running. Also lifts the wait a rate limit from Evernote imposed.
 
                 Examples:
                   enlog queue retry 3 && enlog sync
@@ -124,8 +124,12 @@ struct Queue: AsyncParsableCommand {
         func run() async throws {
             let outbox = try global.context().outbox(.change)
             let result = try await SendingNoteRecovery.retry(id, outbox: outbox)
+            // Asking for a retry is asking not to wait: Evernote's rate limit, if it still holds,
+            // is met again by the next sync, which then waits anew.
+            let lifted = try await outbox.liftRateLimitHold()
             Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
-                + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : ""))
+                + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : "")
+                + (lifted.map { "; the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: $0))) is lifted" } ?? ""))
         }
     }
 
