@@ -36,6 +36,7 @@ struct Enlog: AsyncParsableCommand {
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
         StandardInput.holdIfClosed()
+        StandardOutput.prepare()
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -50,6 +51,8 @@ struct Enlog: AsyncParsableCommand {
             }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
+        } catch let error as OutputError where error.isClosedPipe {
+            StandardOutput.endForClosedPipe()
         } catch let error as any ENLogError {
             let status = ExitStatus.of(error)
             fail(reason: error.reason, suggestion: error.recoverySuggestion ?? (status == .usage ? commandHelpHint : nil), status: status)
@@ -91,7 +94,7 @@ struct Enlog: AsyncParsableCommand {
                 var error: Details
             }
             let failure = Failure(error: .init(message: reason, suggestion: suggestion, exitCode: status.rawValue))
-            if let json = try? JSONOutput.encode(failure) { Terminal.standardOutput(json) }
+            if let json = try? JSONOutput.encode(failure) { try? Terminal.standardOutput(json) }
         }
         Foundation.exit(status.rawValue)
     }

@@ -40,12 +40,12 @@ struct Queue: AsyncParsableCommand {
             let notes = if let state { try await outbox.notes(state: state) } else { try await outbox.allNotes() }
             let mapsPending = try await outbox.noteIdsWithPendingMaps()
             if json {
-                Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending))
+                try Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending))
             } else if notes.isEmpty {
                 Terminal.standardError("the outbox is empty" + (state.map { " of \($0.rawValue) notes" } ?? ""))
             } else {
                 for note in notes {
-                    Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false))
+                    try Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false))
                 }
             }
         }
@@ -83,14 +83,14 @@ struct Queue: AsyncParsableCommand {
                 if isatty(STDOUT_FILENO) == 1 {
                     throw ValidationError("refusing to write \(found.mime) bytes to a terminal: redirect the output (> \(found.fileName ?? "file"))")
                 }
-                FileHandle.standardOutput.write(found.body)
+                try Terminal.standardOutput(bytes: found.body)
                 return
             }
             if json {
                 let pending = try await outbox.pendingMap(of: id) != nil
-                Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending))
+                try Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending))
             } else {
-                Terminal.standardOutput(note.content)
+                try Terminal.standardOutput(note.content)
                 for resource in resources { Terminal.standardError(OutboxJSON.line(resource)) }
                 if try await outbox.pendingMap(of: id) != nil { Terminal.standardError("map pending: made before upload") }
             }
@@ -114,7 +114,7 @@ struct Queue: AsyncParsableCommand {
         func run() async throws {
             let outbox = try global.openOutbox(try global.loadConfig(), for: .change)
             let result = try await SendingNoteRecovery.retry(id, outbox: outbox)
-            Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
+            try Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
                 + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : ""))
         }
     }
@@ -140,14 +140,14 @@ struct Queue: AsyncParsableCommand {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw ValidationError("refusing to drop note \(id) without confirmation; pass --yes")
                 }
-                FileHandle.standardError.write(Data("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] ".utf8))
+                StandardError.write("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] ")
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                     Terminal.standardError("kept note \(id)")
                     return
                 }
             }
             let result = try await SendingNoteRecovery.drop(id, outbox: outbox)
-            Terminal.standardOutput("dropped note \(id)")
+            try Terminal.standardOutput("dropped note \(id)")
             if result.wasSending {
                 Terminal.standardError("enlog: note: note \(id) was being sent when its sync stopped; it may already be in Evernote")
             }
@@ -192,9 +192,9 @@ struct History: AsyncParsableCommand {
         }
         let fixes = try await global.openOutbox(try global.loadConfig(), for: .read).history(since: start, notedOnly: !track)
         if json {
-            Terminal.standardOutput(try OutboxJSON.encode(fixes))
+            try Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {
-            for fix in fixes { Terminal.standardOutput(OutboxJSON.line(fix)) }
+            for fix in fixes { try Terminal.standardOutput(OutboxJSON.line(fix)) }
         }
     }
 }
@@ -227,7 +227,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             let config = try global.loadConfig()
-            Terminal.standardOutput(json ? try ConfigReport.json(config) : ConfigReport.text(config))
+            try Terminal.standardOutput(json ? try ConfigReport.json(config) : ConfigReport.text(config))
         }
     }
 }
