@@ -44,6 +44,7 @@ struct Enlog: AsyncParsableCommand {
             argumentParserExit(error)
         }
         do {
+            try Config.applyInputTimeout()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -175,9 +175,9 @@ public struct Config: Sendable {
     private static func readFile(_ path: String) throws(ConfigError) -> [(String, String)] {
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path)
+            bytes = try FileBytes.read(path, limit: .smallText)
         } catch {
-            throw .unreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+            throw .unreadable(path: path, reason: error.reason)
         }
         // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
         guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {

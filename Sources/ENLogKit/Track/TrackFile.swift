@@ -16,7 +16,7 @@ public struct TrackFile: Sendable {
     }
 
     /// 64 MiB: a day at 1 Hz is about 10 MB of GPX; a larger file is refused before parsing.
-    public static let maximumBytes = 64 << 20
+    public static let maximumBytes = InputLimit.track.maximumBytes
 
     public let path: String
 
@@ -25,18 +25,14 @@ public struct TrackFile: Sendable {
     }
 
     public func read() throws(TrackError) -> Contents {
-        var info = stat()
-        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) > Self.maximumBytes {
-            throw .tooLarge(path: path, bytes: Int(info.st_size), limit: Self.maximumBytes)
-        }
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path)
+            bytes = try FileBytes.read(path, limit: .track)
+        } catch .tooLarge(let size, let limit) {
+            throw .tooLarge(path: path, bytes: size, limit: limit)
         } catch {
-            throw .unreadable(path: path, detail: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+            throw .unreadable(path: path, detail: error.reason)
         }
-        // A pipe or a file that grew after the check above.
-        if bytes.count > Self.maximumBytes { throw .tooLarge(path: path, bytes: bytes.count, limit: Self.maximumBytes) }
         let kind = try Self.kind(of: bytes, path: path)
         var fixes: [Fix]
         var untimed = 0
@@ -47,7 +43,7 @@ public struct TrackFile: Sendable {
             untimed = result.untimedSkipped
         case .nmea:
             do {
-                fixes = try NMEALogLocation(path: path).fixes(in: Data(bytes))
+                fixes = try NMEALogLocation(path: path).fixes(in: bytes)
             } catch {
                 throw .nmea(error)
             }

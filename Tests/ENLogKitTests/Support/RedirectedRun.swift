@@ -46,7 +46,7 @@ enum RedirectedRun {
 
     static func run(_ executable: URL, _ arguments: [String], environment: [String: String],
                     standardOutput: Output? = nil, standardError: Output? = nil, standardInput: Input = .null,
-                    deadline: Duration = .seconds(180)) throws -> Result {
+                    deadline: Duration = .seconds(180), memoryLimit: Int? = nil) throws -> Result {
         let scratch = try TemporaryDirectory()
         let errPath = scratch.path("stderr"), outPath = scratch.path("stdout")
         var actions = posix_spawn_file_actions_t()
@@ -94,11 +94,16 @@ enum RedirectedRun {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        // With a memory limit, a shell sets it and becomes the program (exec: the same process,
+        // so `wait4` still measures the program): one that reads without bound then fails at
+        // the limit instead of taking the machine with it.
+        let program = memoryLimit == nil ? executable.path : "/bin/sh"
+        let limited = memoryLimit.map { ["-c", "ulimit -d \($0 / 1024) && exec \"$0\" \"$@\"", executable.path] } ?? []
+        let argv = ([program] + limited + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        let spawned = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
         heldOpen.forEach { close($0) }
         heldOpen = []
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
