@@ -59,6 +59,7 @@ public enum TrackError: ENLogError, Equatable {
         switch self {
         case .tooLarge: return "split the file (gpsbabel -x track,split=1d), then import the parts"
         case .unknownFormat: return "convert it with gpsbabel to GPX (-o gpx) first"
+        case .nmea(let error): return error.recoverySuggestion
         default: return nil
         }
     }

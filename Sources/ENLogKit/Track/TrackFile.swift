@@ -1,7 +1,9 @@
 import Foundation
 
-/// A track file given to `enlog import`: GPX or an NMEA 0183 log, told apart by its first
-/// characters, read whole and checked before anything is stored.
+/// A track file given to `enlog import`: GPX or an NMEA 0183 log, read whole and checked before
+/// anything is stored. XML starts with `<`; anything else is read as `log --nmea` reads a log
+/// (the same reader: comment lines, a first line cut mid-sentence and bad checksums are skipped),
+/// and is neither when that reader finds no sentence at all.
 public struct TrackFile: Sendable {
     public enum Kind: String, Sendable { case gpx, nmea }
 
@@ -33,7 +35,7 @@ public struct TrackFile: Sendable {
         } catch {
             throw .unreadable(path: path, detail: error.reason)
         }
-        let kind = try Self.kind(of: bytes, path: path)
+        let kind = Self.kind(of: bytes)
         var fixes: [Fix]
         var untimed = 0
         switch kind {
@@ -44,6 +46,8 @@ public struct TrackFile: Sendable {
         case .nmea:
             do {
                 fixes = try NMEALogLocation(path: path).fixes(in: bytes)
+            } catch .nmeaLogHasNoSentences {
+                throw .unknownFormat(path: path)
             } catch {
                 throw .nmea(error)
             }
@@ -60,15 +64,11 @@ public struct TrackFile: Sendable {
         (a.timeIntervalSince1970 * 1000).rounded() == (b.timeIntervalSince1970 * 1000).rounded()
     }
 
-    /// `<` (after an optional UTF-8 byte order mark and white space): XML; `$` or `!`: NMEA.
-    static func kind(of bytes: [UInt8], path: String) throws(TrackError) -> Kind {
+    /// `<` (after an optional UTF-8 byte order mark and white space): XML. Anything else is for
+    /// the NMEA reader to judge: a real log may begin with `# comments` or half a sentence.
+    static func kind(of bytes: [UInt8]) -> Kind {
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-        guard index < bytes.count else { throw .unknownFormat(path: path) }
-        switch bytes[index] {
-        case UInt8(ascii: "<"): return .gpx
-        case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
-        default: throw .unknownFormat(path: path)
-        }
+        return index < bytes.count && bytes[index] == UInt8(ascii: "<") ? .gpx : .nmea
     }
 }
