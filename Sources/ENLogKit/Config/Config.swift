@@ -116,6 +116,7 @@ public struct Config: Sendable {
     public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 flags: [String: Flag] = [:]) throws(ConfigError) {
         paths = XDGPaths(environment: environment)
+        if path?.isEmpty == true { throw .invalidValue(origin: .flag("--config"), name: "config", reason: "is empty; it must be a path") }
         filePath = path ?? paths.configFile
         for setting in Setting.all {
             resolved[setting.name] = Resolved(value: setting.defaultValue, origin: .defaultValue)
@@ -255,6 +256,10 @@ public struct Config: Sendable {
             throw .invalidValue(origin: origin, name: setting.name, reason: "must be an http(s) URL")
         case .notebook where !NoteNames.isValidNotebook(value):
             throw .invalidValue(origin: origin, name: setting.name, reason: "'\(value)' \(NoteNames.notebookRule)")
+        case _ where value.isEmpty && [Setting.database, .caFile, .template].contains(setting):
+            // An empty path is no path: SQLite would take "" for a temporary database and the
+            // outbox's lock file would land in the working directory.
+            throw .invalidValue(origin: origin, name: setting.name, reason: "is empty; it must be a path")
         case .gpsd where (try? GPSDLocation.Endpoint(parsing: value)) == nil:
             throw .invalidValue(origin: origin, name: setting.name, reason: "is '\(value)'; it must be HOST:PORT with a port from 1 to 65535")
         case .probes:
@@ -297,7 +302,7 @@ public struct XDGPaths: Sendable {
     public let cacheHome: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         func absolute(_ name: String, _ fallback: String) -> String {
             // The spec says relative values are invalid and must be ignored.
             if let value = environment[name], value.hasPrefix("/") { return value }

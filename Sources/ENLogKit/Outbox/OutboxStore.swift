@@ -33,9 +33,14 @@ public struct OutboxStore: Sendable {
         self.path = path
         self.busyTimeout = busyTimeout
         let readOnly = mode == .read
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists && isDirectory.boolValue { throw .cannotOpen(path: path, detail: "it is a directory") }
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        // SQLite would wait on a FIFO's open for ever and call a device "disk I/O error".
+        switch status.st_mode & S_IFMT {
+        case _ where !exists, S_IFREG: break
+        case S_IFDIR: throw .cannotOpen(path: path, detail: "it is a directory")
+        default: throw .cannotOpen(path: path, detail: "it is not a regular file")
+        }
         if mode != .create {
             guard exists else { throw .missing(path: path) }
         } else {

@@ -97,8 +97,10 @@ public enum StandardOutput {
 /// Messages, progress and prompts. Best effort: when standard error is full or closed there is
 /// no one left to tell, and the command's exit status still says how it went.
 public enum StandardError {
+    /// One line: control characters in `text` (a newline or an escape sequence inside a path)
+    /// are written as `\xNN`, so nothing in a message can forge a line or drive the terminal.
     public static func line(_ text: String) {
-        write(text.hasSuffix("\n") ? text : text + "\n")
+        write(TerminalText.oneLine(text.hasSuffix("\n") ? String(text.dropLast()) : text) + "\n")
     }
 
     /// `text` as it is (a prompt, a progress line redrawn with `\r`).

@@ -126,7 +126,7 @@ struct Auth: AsyncParsableCommand {
 
         func run() async throws {
             let store = Account.credentialStore()
-            try Terminal.standardOutput(try store.delete() ? "signed out (removed \(store.path))" : "not signed in")
+            try Terminal.standardOutput(try store.delete() ? "signed out (removed \(TerminalText.escaped(store.path)))" : "not signed in")
         }
     }
 }
@@ -149,7 +149,7 @@ enum Account {
         let store = credentialStore()
         try store.save(account.credentials)
         let who = account.credentials.userName ?? account.credentials.userId.map { "user \($0)" } ?? "your account"
-        try Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(store.path)")
+        try Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(TerminalText.escaped(store.path))")
     }
 
     static func signedIn(_ config: Config) async throws -> EvernoteAccount {

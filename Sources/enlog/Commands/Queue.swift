@@ -140,7 +140,7 @@ struct Queue: AsyncParsableCommand {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw ValidationError("refusing to drop note \(id) without confirmation; pass --yes")
                 }
-                StandardError.write("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] ")
+                StandardError.write(TerminalText.oneLine("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] "))
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                     Terminal.standardError("kept note \(id)")
                     return
