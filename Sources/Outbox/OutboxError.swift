@@ -124,7 +124,7 @@ extension OutboxError {
     public var category: ErrorCategory {
         switch self {
         case .locked: return .temporary
-        case .corrupt, .newerSchema, .storedFixInvalid: return .corrupt
+        case .corrupt, .newerSchema, .storedFixInvalid: return .ioError
         case .readOnly, .cannotOpen, .diskFull, .database: return .cannotWrite
         case .missing, .notInitialized: return .noInput
         case .foreign: return .foreignDatabase

@@ -34,8 +34,9 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
     case foreignDatabase
     /// The outbox (or a file enlog keeps, like the credentials) cannot be written.
     case cannotWrite
-    /// The outbox is corrupt, not a database, or from a newer enlog.
-    case corrupt
+    /// An I/O error (EX_IOERR): the outbox is corrupt, not a database, or from a newer enlog; or
+    /// output cannot be written (a full disk, a closed descriptor, an export file's write failing).
+    case ioError
     /// Temporary, try again: locked, offline, another sync running, rate limited.
     case temporary
     /// A service answered something that is not its protocol.

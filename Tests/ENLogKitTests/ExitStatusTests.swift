@@ -51,7 +51,7 @@ struct ExitStatusTests {
     @Test func anENLogErrorExitsWithItsCategorysCode() {
         #expect(EnlogExit.of(OutboxError.locked(path: "/x", waited: 5)) == .temporary)
         #expect(EnlogExit.of(OutboxError.readOnly(path: "/x", detail: "")) == .cannotWrite)
-        #expect(EnlogExit.of(OutboxError.corrupt(path: "/x", detail: "")) == .corrupt)
+        #expect(EnlogExit.of(OutboxError.corrupt(path: "/x", detail: "")) == .ioError)
         #expect(EnlogExit.of(GeocodingError.cache("disk I/O error")) == .cannotWrite)
         #expect(EnlogExit.of(ThriftError.negativeLength(-1)) == .protocolError)
     }

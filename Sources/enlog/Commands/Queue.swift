@@ -196,12 +196,7 @@ struct History: AsyncParsableCommand {
     @OptionGroup var export: HistoryExport
 
     func run() async throws {
-        let start = try since.map { text -> Date in
-            guard let date = OutboxJSON.parseDate(text) else {
-                throw ValidationError("--since '\(text)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
-            }
-            return date
-        }
+        let start = try since.map { try DateRange.point($0, flag: "--since", zone: .current) }
         if export.isRequested {
             if json { throw ValidationError("--json and --format are two outputs: choose one") }
             return try await export.run(global: global, since: start)
