@@ -100,15 +100,17 @@ struct ExportCommand: AsyncParsableCommand {
             }
             return
         }
-        var parts = [counted(summary.resources, "resource")]
-        if summary.digests > 0 { parts.insert(counted(summary.digests, "digest"), at: 0) }
+        var parts: [String] = []
+        if summary.digests > 0 { parts.append(counted(summary.digests, "digest")) }
+        if summary.resources > 0 { parts.append(counted(summary.resources, "resource")) }
         parts.append(ByteCountFormatter.string(fromByteCount: Int64(summary.bytes), countStyle: .file))
         var line = "exported \(counted(summary.notes, "note")) (\(parts.joined(separator: ", "))) to \(summary.file)"
         if new {
             line += "; \(summary.marked.count == 1 ? "it is" : "they are") now exported: sync leaves \(summary.marked.count == 1 ? "it" : "them") alone"
             if summary.withoutPendingAddressOrMap > 0 {
                 let count = summary.withoutPendingAddressOrMap
-                line += "; \(count == 1 ? "1 of them" : "\(count) of them") went without the address or map \(count == 1 ? "it was" : "they were") waiting for"
+                let who = count == summary.notes ? (count == 1 ? "it" : "all of them") : "\(count) of them"
+                line += "; \(who) went without the address or map \(count == 1 ? "it was" : "they were") waiting for"
             }
         }
         say(line)
