@@ -72,25 +72,28 @@ struct ENEXNoteWriter {
 
     /// `<note-attributes>` in the DTD's order.
     static func noteAttributes(_ attributes: EDAM.NoteAttributes) -> String {
-        var lines: [String] = []
-        func add(_ name: String, _ value: String?) {
-            if let value { lines.append("    <\(name)>\(ENEXText.escaped(value))</\(name)>") }
-        }
-        add("subject-date", attributes.subjectDate.map(ENEXText.date(milliseconds:)))
-        add("latitude", attributes.latitude.map(ENEXText.decimal))
-        add("longitude", attributes.longitude.map(ENEXText.decimal))
-        add("altitude", attributes.altitude.map(ENEXText.decimal))
-        add("author", attributes.author)
-        add("source", attributes.source)
-        add("source-url", attributes.sourceURL)
-        add("source-application", attributes.sourceApplication)
-        add("place-name", attributes.placeName)
-        add("content-class", attributes.contentClass)
+        var lines = elements([
+            ("subject-date", attributes.subjectDate.map(ENEXText.date(milliseconds:))),
+            ("latitude", attributes.latitude.map(ENEXText.decimal)),
+            ("longitude", attributes.longitude.map(ENEXText.decimal)),
+            ("altitude", attributes.altitude.map(ENEXText.decimal)),
+            ("author", attributes.author),
+            ("source", attributes.source),
+            ("source-url", attributes.sourceURL),
+            ("source-application", attributes.sourceApplication),
+            ("place-name", attributes.placeName),
+            ("content-class", attributes.contentClass),
+        ], indent: "    ")
         for (key, value) in (attributes.applicationData?.fullMap ?? [:]).sorted(by: { $0.key < $1.key }) {
             lines.append("    <application-data key=\"\(ENEXText.escaped(key))\">\(ENEXText.escaped(value))</application-data>")
         }
         guard !lines.isEmpty else { return "" }
         return "  <note-attributes>\n" + lines.joined(separator: "\n") + "\n  </note-attributes>\n"
+    }
+
+    /// `<name>value</name>` a line each, for the values there are, in the order given.
+    static func elements(_ values: [(name: String, value: String?)], indent: String) -> [String] {
+        values.compactMap { name, value in value.map { "\(indent)<\(name)>\(ENEXText.escaped($0))</\(name)>" } }
     }
 
     /// `<resource>`: the body in base64, 76 characters a line, encoded a slice at a time.
@@ -123,20 +126,18 @@ struct ENEXNoteWriter {
 
     /// `<resource-attributes>` in the DTD's order.
     static func resourceAttributes(_ attributes: EDAM.ResourceAttributes) -> String {
-        var lines: [String] = []
-        func add(_ name: String, _ value: String?) {
-            if let value { lines.append("      <\(name)>\(ENEXText.escaped(value))</\(name)>") }
-        }
-        add("source-url", attributes.sourceURL)
-        add("timestamp", attributes.timestamp.map(ENEXText.date(milliseconds:)))
-        add("latitude", attributes.latitude.map(ENEXText.decimal))
-        add("longitude", attributes.longitude.map(ENEXText.decimal))
-        add("altitude", attributes.altitude.map(ENEXText.decimal))
-        add("camera-make", attributes.cameraMake)
-        add("camera-model", attributes.cameraModel)
-        add("reco-type", attributes.recoType)
-        add("file-name", attributes.fileName)
-        add("attachment", attributes.attachment.map { $0 ? "true" : "false" })
+        let lines = elements([
+            ("source-url", attributes.sourceURL),
+            ("timestamp", attributes.timestamp.map(ENEXText.date(milliseconds:))),
+            ("latitude", attributes.latitude.map(ENEXText.decimal)),
+            ("longitude", attributes.longitude.map(ENEXText.decimal)),
+            ("altitude", attributes.altitude.map(ENEXText.decimal)),
+            ("camera-make", attributes.cameraMake),
+            ("camera-model", attributes.cameraModel),
+            ("reco-type", attributes.recoType),
+            ("file-name", attributes.fileName),
+            ("attachment", attributes.attachment.map { $0 ? "true" : "false" }),
+        ], indent: "      ")
         guard !lines.isEmpty else { return "" }
         return "    <resource-attributes>\n" + lines.joined(separator: "\n") + "\n    </resource-attributes>\n"
     }

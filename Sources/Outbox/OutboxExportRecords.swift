@@ -52,41 +52,21 @@ extension OutboxSchema {
     static let enexExportMigration = "v7-enex-export"
 
     /// The `exported` state needs the `note` table's state check widened, which SQLite can only
-    /// do by building the table again (GRDB runs migrations with foreign keys off, so the rows
-    /// that reference notes stay as they are), and the table that says where each note went.
+    /// do by building the table again: from its own definition, check widened, so every column
+    /// stays as it is (GRDB runs the migration with foreign keys off, so the rows that reference
+    /// notes stay too). And the table that says where each note went.
     static func registerENEXExportMigration(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration(enexExportMigration) { db in
-            let columns = try db.columns(in: "note").map(\.name)
-            try db.create(table: "newNote") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("uid", .text).notNull().unique()
-                t.column("fixId", .integer).notNull().references("fix", onDelete: .restrict)
-                t.column("title", .text).notNull()
-                t.column("content", .text).notNull()
-                t.column("notebookName", .text)
-                t.column("tags", .text).notNull().defaults(to: "[]")
-                t.column("latitude", .double)
-                t.column("longitude", .double)
-                t.column("altitude", .double)
-                t.column("placeName", .text)
-                t.column("subjectDate", .datetime)
-                t.column("source", .text)
-                t.column("sourceApplication", .text)
-                t.column("addressPending", .boolean).notNull().defaults(to: false)
-                t.column("state", .text).notNull().defaults(to: "pending")
-                    .check(sql: "state IN ('pending', 'sending', 'synced', 'failed', 'parked', 'exported')")
-                t.column("guid", .text)
-                t.column("usn", .integer)
-                t.column("attempts", .integer).notNull().defaults(to: 0)
-                t.column("lastAttemptAt", .datetime)
-                t.column("nextAttemptAt", .datetime)
-                t.column("lastError", .text)
-                t.column("account", .text)
-                t.column("createdAt", .datetime).notNull()
-                t.column("updatedAt", .datetime).notNull()
+            let head = "CREATE TABLE \"note\" ("
+            let check = "CHECK (state IN ('pending', 'sending', 'synced', 'failed', 'parked'))"
+            guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'note'"),
+                  definition.hasPrefix(head), definition.contains(check) else {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the note table is not the one enlog's migrations made")
             }
-            let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
-            try db.execute(sql: "INSERT INTO newNote (\(list)) SELECT \(list) FROM note")
+            let widened = definition.dropFirst(head.count)
+                .replacingOccurrences(of: check, with: "CHECK (state IN ('pending', 'sending', 'synced', 'failed', 'parked', 'exported'))")
+            try db.execute(sql: "CREATE TABLE \"newNote\" (" + widened)
+            try db.execute(sql: "INSERT INTO newNote SELECT * FROM note")
             try db.drop(table: "note")
             try db.rename(table: "newNote", to: "note")
             try db.create(index: "index_note_on_fixId", on: "note", columns: ["fixId"])
