@@ -34,7 +34,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("z")]),
         // The library targets follow the flow of data, each depending only on targets above it
         // in this list: location -> note -> outbox -> sync -> Evernote. A dependency against the
-        // flow does not compile; Tests/ENLogKitTests/PackageManifestTests.swift checks the order.
+        // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.
         .target(name: "Support", dependencies: []),
         .target(name: "EvernoteAPI", dependencies: ["Support"]),
         .target(name: "Configuration", dependencies: [

@@ -130,8 +130,12 @@ extension AuthError {
         case .invalidHost, .pastedURLInvalid, .serviceRetired: return .usage
         case .missingConsumerKey: return .config
         case .callbackTimedOut, .cancelled: return .temporary
-        case .serverRejected, .malformedResponse: return .protocolError
-        case .listenerFailed, .credentialsUnwritable, .credentialsUnreadable: return .cannotWrite
+        case .serverRejected(_, let status, _): return .ofHTTPStatus(status)
+        case .malformedResponse: return .protocolError
+        case .listenerFailed, .credentialsUnwritable: return .cannotWrite
+        // A symbolic link, a directory, a file too large or one enlog may not read: credentials
+        // it cannot use (README's 77), not an outbox that cannot be written.
+        case .credentialsUnreadable: return .noPermission
         default: return .noPermission
         }
     }

@@ -51,7 +51,7 @@ final class SyncRun {
                 summary.stoppedBecause = .rateLimited
                 return summary
             }
-            try await outbox.setRateLimitHold(nil, now: now)
+            try await outbox.liftRateLimitHold(now: now)
         }
         if options.dryRun {
             summary.due = try await outbox.dueCount(now: now, limit: options.maxNotes ?? Int.max, account: options.account)

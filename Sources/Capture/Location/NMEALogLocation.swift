@@ -81,7 +81,7 @@ public struct NMEALogLocation: LocationSource {
     /// The most specific truthful reason a log gave no fix.
     func noFixError(_ reader: NMEAFixReader) -> LocationError {
         let seen = reader.statistics
-        if seen.validEpochs > 0 { return .nmeaLogHasNoDate(path: inputName) }
+        if seen.validEpochs > seen.refusedFixes { return .nmeaLogHasNoDate(path: inputName) }
         if seen.sentences == 0 {
             guard let line = seen.firstBadChecksumLine else { return .nmeaLogHasNoSentences(path: inputName) }
             return .nmeaLogHasNoCheckedSentence(path: inputName, badChecksums: seen.badChecksums, firstBadLine: line)

@@ -178,6 +178,17 @@ enum Account {
         try store.save(account.credentials)
         let who = account.credentials.userName ?? account.credentials.userId.map { "user \($0)" } ?? "your account"
         Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(store.path)")
+        // A new sign-in starts afresh: a rate-limit wait imposed on the old one is not kept.
+        do {
+            let outbox = try OutboxStore(path: config.string(.database)!, access: .change)
+            if let until = try await outbox.liftRateLimitHold() {
+                Terminal.standardOutput("the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: until))) is lifted")
+            }
+        } catch OutboxError.missing(_) {
+            // No outbox yet: nothing waits.
+        } catch {
+            Terminal.standardError("enlog: warning: signed in, but the rate-limit wait could not be lifted: \(error)")
+        }
     }
 
     static func signedIn(_ config: Config) async throws -> EvernoteAccount {

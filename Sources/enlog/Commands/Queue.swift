@@ -117,8 +117,9 @@ struct Queue: AsyncParsableCommand {
             discussion: """
                 A note left `sending` by a sync that died or timed out is looked up in Evernote by \
                 the next sync before it is created, so it is never uploaded twice. Refused (exit 75) \
-                while a sync is running. An exported note is for when its ENEX file was never \
-                imported: the next sync still looks for it first, in every notebook, by its enlog.id.
+                while a sync is running. Also lifts the wait a rate limit from Evernote imposed. \
+                An exported note is for when its ENEX file was never imported: the next sync still \
+                looks for it first, in every notebook, by its enlog.id.
 
                 Examples:
                   enlog queue retry 3 && enlog sync
@@ -129,9 +130,13 @@ struct Queue: AsyncParsableCommand {
         func run() async throws {
             let outbox = try global.context().outbox(.change)
             let result = try await SendingNoteRecovery.retry(id, outbox: outbox)
+            // Asking for a retry is asking not to wait: Evernote's rate limit, if it still holds,
+            // is met again by the next sync, which then waits anew.
+            let lifted = try await outbox.liftRateLimitHold()
             Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
                 + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : "")
-                + (result.wasExported ? "; the next sync first looks for it in Evernote, in case its ENEX file was imported" : ""))
+                + (result.wasExported ? "; the next sync first looks for it in Evernote, in case its ENEX file was imported" : "")
+                + (lifted.map { "; the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: $0))) is lifted" } ?? ""))
         }
     }
 

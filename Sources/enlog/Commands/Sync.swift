@@ -138,7 +138,7 @@ enum SyncReport {
             case .noUplink: return "no uplink (a route exists, no probe answered); \(left) (run `enlog sync` later)"
             case .rateLimited:
                 let until = summary.notBefore.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-                return "Evernote asked to slow down\(until); \(left)"
+                return "Evernote asked to slow down\(until)\(why); \(left)"
             default:
                 if summary.failure == nil, summary.addressLookupsFailed > 0, let waiting = addressWait(summary) { return waiting }
                 if summary.failure == nil, summary.mapsFailed > 0, let maps = mapReport(summary) {

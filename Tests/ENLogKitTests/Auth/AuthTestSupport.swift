@@ -23,8 +23,7 @@ func requirePython(file: StaticString = #filePath, line: UInt = #line) throws ->
     throw XCTSkip("set ENLOG_PYTHON to a Python with oauthlib 4.0.1 to run this test")
 }
 
-let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("support")
+let supportDirectory = Fixtures.support
 
 /// Runs `python -c SCRIPT args…` and returns stdout (trimmed).
 func runPython(_ python: String, _ script: String, _ arguments: [String]) throws -> String {

@@ -14,9 +14,18 @@ import Synchronization
 
 /// Where the repository's fixtures live, found from this file so tests run from any directory.
 enum Fixtures {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures")
+    /// The checkout: the nearest folder above this file that holds Package.swift, so moving a
+    /// test file between folders never breaks the paths.
+    static let repositoryRoot: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder
+    }()
+    static let root = repositoryRoot.appendingPathComponent("Tests/Fixtures")
+    /// The Python test servers and peers.
+    static let support = repositoryRoot.appendingPathComponent("Tests/support")
 
     static func enml(_ kind: String) -> [URL] {
         let directory = root.appendingPathComponent("enml").appendingPathComponent(kind)
@@ -24,7 +33,6 @@ enum Fixtures {
         return names.filter { $0.hasSuffix(".enml") }.sorted().map { directory.appendingPathComponent($0) }
     }
 
-    static let repositoryRoot = root.deletingLastPathComponent().deletingLastPathComponent()
     static let sharedDTDCatalog = repositoryRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/evernote/dtd/catalog.xml")
 }

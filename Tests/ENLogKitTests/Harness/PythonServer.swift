@@ -34,9 +34,7 @@ final class PythonServer {
     struct StartFailure: Error, CustomStringConvertible { let description: String }
 
     static var supportDirectory: URL {
-        URL(fileURLWithPath: #filePath)          // Tests/ENLogKitTests/Support/PythonServer.swift
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("support")
+        Fixtures.support
     }
 
     /// The interpreter to use, or a skip (a failure under CI=true) when none is configured.

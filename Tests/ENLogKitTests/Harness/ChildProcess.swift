@@ -212,6 +212,19 @@ final class ChildProcess {
         return (wait(), output)
     }
 
+    /// `finish`, and what the child used: its peak resident memory (ru_maxrss, in KiB) and its
+    /// CPU time (user and system), as the kernel counted them for it alone.
+    func finishWithUsage() -> (status: Int32, output: String, usage: rusage) {
+        while readChunk(timeoutMs: -1) {}
+        var usage = rusage()
+        if exitStatus == nil {
+            var status: Int32 = 0
+            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+            exitStatus = status
+        }
+        return (wait(), output, usage)
+    }
+
     /// Waits for the child to exit; its exit status (128 + signal when killed).
     @discardableResult
     func wait() -> Int32 {

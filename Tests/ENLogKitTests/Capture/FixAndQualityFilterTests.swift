@@ -73,7 +73,8 @@ final class FixAndQualityFilterTests: XCTestCase {
     func testMissingOrNegativeAccuracyIsRejectedWhenLimited() throws {
         let filter = QualityFilter()
         XCTAssertEqual(filter.rejection(of: try fix(age: 1, accuracy: nil), now: now), .accuracyUnknown(limit: 10))
-        XCTAssertEqual(filter.rejection(of: try fix(age: 1, accuracy: -1), now: now), .accuracyUnknown(limit: 10))
+        // A negative accuracy makes no fix at all (`Fix.Limits`), whatever the filter.
+        XCTAssertThrowsError(try fix(age: 1, accuracy: -1))
         XCTAssertEqual(filter.rejection(of: try fix(age: 1, accuracy: 10.5), now: now),
                        .tooInaccurate(accuracy: 10.5, limit: 10))
     }
@@ -83,6 +84,6 @@ final class FixAndQualityFilterTests: XCTestCase {
         XCTAssertTrue(relaxed.accepts(try fix(age: 300, accuracy: 40), now: now))
         let unlimited = QualityFilter(maxAge: nil, minAccuracy: nil)
         XCTAssertTrue(unlimited.accepts(try fix(age: 86_400 * 365, accuracy: nil), now: now))
-        XCTAssertTrue(QualityFilter.acceptAll.accepts(try fix(age: -3600, accuracy: -1), now: now))
+        XCTAssertTrue(QualityFilter.acceptAll.accepts(try fix(age: -3600, accuracy: nil), now: now))
     }
 }

@@ -16,9 +16,7 @@ import XCTest
 /// runtime (Tests/support/edam_peer.py). Needs `ENLOG_PYTHON` = a python with evernote3.
 final class EDAMPeerTests: XCTestCase {
     private var python: String!
-    private let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("support/edam_peer.py").path
+    private let script = Fixtures.support.appendingPathComponent("edam_peer.py").path
     private var workDir: URL!
 
     override func setUpWithError() throws {

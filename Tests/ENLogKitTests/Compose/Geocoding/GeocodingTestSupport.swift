@@ -17,9 +17,7 @@ import Glibc
 #endif
 
 enum GeocodingFixtures {
-    static let testsRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let nominatim = testsRoot.appendingPathComponent("Fixtures/nominatim")
+    static let nominatim = Fixtures.root.appendingPathComponent("nominatim")
 
     static func bytes(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: nominatim.appendingPathComponent(name)))

@@ -79,6 +79,5 @@ struct ExitStatusTests {
         #expect(Set(codes).count == codes.count, "\(codes)")
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = Fixtures.repositoryRoot
 }

@@ -4,8 +4,7 @@ import XCTest
 /// Package.swift claims only what is true: the sources call Glibc unconditionally (Linux only), they
 /// build in Swift 6 language mode, and every target is used.
 final class PackageManifestTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Fixtures.repositoryRoot
 
     func manifest() throws -> String {
         try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)

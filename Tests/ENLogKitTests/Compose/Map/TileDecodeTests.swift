@@ -67,6 +67,70 @@ final class TileDecodeTests: XCTestCase {
         }
     }
 
+    /// What a hostile server sends costs a map bounded memory and CPU, drawn from tiles or
+    /// downloaded as one static image: a 41-byte PNG whose text chunk claims 2 GB (libpng used to
+    /// allocate and zero it: 4 GB and 20 s a map) is refused as it is, and a tile whose image data
+    /// inflates 200 MB past its last row (once inflated to the end: 8 s of CPU a map) is drawn
+    /// without it. Measured on the `enlog map` process itself, by the kernel.
+    func testHostileImagesCostAMapBoundedMemoryAndCPU() async throws {
+        let server = try TileTestServer()
+        defer { server.stop() }
+        let home = try TemporaryDirectory()
+        for (kind, style) in [("hugechunk", "tiles"), ("hugechunk", "static"), ("bomb", "tiles"), ("bomb", "static")] {
+            try await server.configure("garbage=\(kind)")
+            let environment = ["PATH=/usr/bin:/bin", "HOME=\(home.url.path)", "TZ=UTC",
+                               "XDG_CONFIG_HOME=\(home.path("config"))", "XDG_CACHE_HOME=\(home.path("cache-\(kind)-\(style)"))",
+                               "ENLOG_MAP_STYLE=\(style)", "ENLOG_MAP_TILE_URL=\(server.tileURL)",
+                               "ENLOG_NOTE_STATIC_MAP_URL=\(server.baseURL)/static?center={lat},{lon}&key={key}",
+                               "ENLOG_NOTE_STATIC_MAP_KEY=k", "ENLOG_GEOCODING_CONTACT=decode-test@example.org"]
+            let child = try ChildProcess(Subprocess.enlog, ["map", "--at", "48.858400,2.294500", "-o", home.path("map.png")],
+                                         environment: environment)
+            let (status, output, usage) = child.finishWithUsage()
+            let case_ = "\(kind) as \(style)"
+            if kind == "bomb" {
+                XCTAssertEqual(status, 0, "\(case_): \(output)")
+            } else {
+                XCTAssertEqual(status, 76, "\(case_): \(output)")
+                XCTAssertTrue(output.contains("its tEXt chunk claims 2147483632 bytes where 4 follow"), "\(case_): \(output)")
+            }
+            let megabytes = usage.ru_maxrss / 1024
+            XCTAssertLessThan(megabytes, 300, "\(case_): peak memory")
+            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            XCTAssertLessThan(cpu, 3, "\(case_): CPU seconds")
+        }
+    }
+
+    /// Both decoders (tiles into the canvas, any image into a surface of its own) refuse a chunk
+    /// longer than the body, and draw the bomb's rows as any tile's.
+    func testBothDecodersRefuseAChunkLongerThanTheBodyAndStopAtTheLastRow() throws {
+        let python = try PythonServer.interpreter(stdlibOnly: false)
+        let script = """
+            import sys; sys.path.insert(0, sys.argv[1]); import tile_server
+            open(sys.argv[3], "wb").write(tile_server.HOSTILE[sys.argv[2]]())
+            """
+        let directory = try TemporaryDirectory()
+        for kind in ["hugechunk", "bomb"] {
+            let written = try Subprocess.run(URL(fileURLWithPath: python),
+                                             ["-c", script, PythonServer.supportDirectory.path, kind, directory.path(kind)])
+            XCTAssertEqual(written.status, 0, written.standardError)
+            let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.path(kind))))
+            let canvas = try MapCanvas(width: 300, height: 200)
+            switch kind {
+            case "hugechunk":
+                let expected = "not a decodable PNG: its tEXt chunk claims 2147483632 bytes where 4 follow"
+                XCTAssertThrowsError(try canvas.paintPNG(png, x: 0, y: 0, size: WebMercator.tileSize)) { error in
+                    XCTAssertEqual((error as? CairoPNG.DecodeFailure)?.detail, expected)
+                }
+                XCTAssertEqual(CairoPNG.decode(png).map { _ in "" }, .failure(CairoPNG.DecodeFailure(detail: expected)))
+            default:
+                XCTAssertNoThrow(try canvas.paintPNG(png, x: 0, y: 0, size: WebMercator.tileSize))
+                let image = try CairoPNG.decode(png).get()
+                XCTAssertEqual([image.width, image.height], [256, 256])
+            }
+        }
+    }
+
     private struct Comparison: Decodable {
         let maxDifference: Int
         let pixels: Int
