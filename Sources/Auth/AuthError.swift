@@ -40,6 +40,11 @@ public enum AuthError: ENLogError, Equatable {
     case credentialsUnwritable(path: String, detail: String)
     /// UserStore.checkVersion said no.
     case clientTooOld
+    /// The OAuth 2.0 authorization server will not let enlog in: discovery or client
+    /// registration refused (Evernote refuses it for plans without API access).
+    case apiAccessRefused(host: String, step: String, status: Int, detail: String?)
+    /// A service that no longer exists (Evernote's sandbox).
+    case serviceRetired(String)
 
     public var reason: String {
         switch self {
@@ -79,6 +84,10 @@ public enum AuthError: ENLogError, Equatable {
             return "cannot write credentials \(path): \(detail)"
         case .clientTooOld:
             return "the service no longer accepts this version of enlog's protocol"
+        case let .apiAccessRefused(host, step, status, detail):
+            return "\(host) refused enlog's \(step) (HTTP \(status)" + (detail.map { ": \($0)" } ?? "") + ")"
+        case .serviceRetired(let what):
+            return what
         }
     }
 
@@ -104,6 +113,11 @@ public enum AuthError: ENLogError, Equatable {
             return "use https://HOST, or http:// only for 127.0.0.1/localhost/[::1]"
         case .clientTooOld:
             return "update enlog"
+        case .apiAccessRefused:
+            return "Evernote admits apps only for plans with API access; without it, `enlog export --enex FILE --new` "
+                + "writes the notes as an ENEX file any Evernote client imports (docs/export.md)"
+        case .serviceRetired:
+            return "for a test server of your own use --service custom --host URL"
         default:
             return nil
         }
@@ -113,7 +127,7 @@ public enum AuthError: ENLogError, Equatable {
 extension AuthError {
     public var category: ErrorCategory {
         switch self {
-        case .invalidHost, .pastedURLInvalid: return .usage
+        case .invalidHost, .pastedURLInvalid, .serviceRetired: return .usage
         case .missingConsumerKey: return .config
         case .callbackTimedOut, .cancelled: return .temporary
         case .serverRejected(_, let status, _): return .ofHTTPStatus(status)

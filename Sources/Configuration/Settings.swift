@@ -56,7 +56,7 @@ extension Setting {
     public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
     public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
     public static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
-    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, environment: ["ENLOG_AUTH_CONSUMER_KEY", "ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (sandbox, Yinxiang, custom hosts)")
+    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, environment: ["ENLOG_AUTH_CONSUMER_KEY", "ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (Yinxiang, custom hosts)")
     public static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, environment: ["ENLOG_AUTH_CONSUMER_SECRET", "ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
     public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
     public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", range: .shortWaitSeconds, "longest the reachability check may take, seconds")

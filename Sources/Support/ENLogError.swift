@@ -35,7 +35,7 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
     /// The outbox (or a file enlog keeps, like the credentials) cannot be written.
     case cannotWrite
     /// An I/O error (EX_IOERR): the outbox is corrupt, not a database, or from a newer enlog; or
-    /// standard output cannot be written (a full disk, a closed descriptor).
+    /// output cannot be written (a full disk, a closed descriptor, an export file's write failing).
     case ioError
     /// Temporary, try again: locked, offline, another sync running, rate limited.
     case temporary

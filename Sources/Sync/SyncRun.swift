@@ -26,6 +26,8 @@ final class SyncRun {
     var needsLookup: Set<Int64> = []
     /// Notes whose request went out twice: their lookup finds every copy.
     var sentTwice: Set<Int64> = []
+    /// Notes put back in the queue after an ENEX export: their lookup searches every notebook.
+    var exportedBefore: Set<Int64> = []
     var consecutiveFailures = 0
     let cancellation: CancellationFlag
     var outbox: OutboxStore { engine.outbox }
@@ -69,6 +71,7 @@ final class SyncRun {
             }
             needsLookup = try await outbox.notesNeedingLookup()
             sentTwice = try await outbox.notesSentTwice()
+            exportedBefore = try await outbox.notesExportedBefore()
             try await resolveInterrupted()
             try await uploadDue()
         } catch let stop as Stop {

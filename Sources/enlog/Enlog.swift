@@ -22,6 +22,7 @@ struct Enlog: AsyncParsableCommand {
               enlog log                          log where you are (a fix from gpsd)
               enlog log --at -33.86,151.2        log a position given by hand
               enlog sync                         upload the queued notes
+              enlog export --enex diary.enex     the notes as a file any Evernote client imports
               enlog queue list                   see what is waiting
               enlog COMMAND --help               more about one command
 
@@ -38,7 +39,7 @@ struct Enlog: AsyncParsableCommand {
             \(ExitStatus.helpTable)
             """,
         version: ENLogVersion.current,
-        subcommands: [Log.self, Watch.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
+        subcommands: [Log.self, Watch.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, ExportCommand.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do

@@ -25,8 +25,8 @@ enum ExitStatus: Int32, CaseIterable {
     case noInput = 66
     /// The outbox cannot be written: read-only file or directory, disk full, cannot be created.
     case cannotWrite = 73
-    /// An I/O error (EX_IOERR): the outbox file is corrupt or not a database, or standard output
-    /// cannot be written (full, closed).
+    /// An I/O error (EX_IOERR): the outbox file is corrupt or not a database, or output cannot be
+    /// written (an export file or standard output: full, closed, failing).
     case ioError = 74
     /// The outbox path names another program's SQLite database (EX_OSFILE: a file that is not
     /// what it must be); enlog refuses to add its tables to it.

@@ -103,6 +103,42 @@ final class AuthCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: home.directory.path("config/enlog/credentials.json")))
     }
 
+    /// Evernote in 2026 admits apps only by OAuth 2.0, and may refuse the client registration
+    /// (or the discovery) for a plan without API access: one line says what happened and names
+    /// the way that needs no API access; exit 77; nothing is stored.
+    func testARefusedRegistrationOrDiscoveryIsOneLineNamingTheExport() throws {
+        for (refusal, expected) in [(["--refuse-registration", "403"], "refused enlog's client registration (HTTP 403: unapproved_software_statement)"),
+                                    (["--refuse-registration", "400"], "refused enlog's client registration (HTTP 400: unapproved_software_statement)"),
+                                    (["--refuse-discovery", "401"], "refused enlog's authorization-server discovery (HTTP 401: access_denied)")] {
+            let oauth = try PythonServer(script: "oauth_server.py", arguments: [
+                "--mode", "oauth2", "--issue-token", Self.token, "--edam-url", evernote.baseURL] + refusal)
+            defer { oauth.stop() }
+            let result = try home.run("auth", "login", "--service", "custom", "--host", oauth.baseURL, "--no-browser", "--timeout", "30")
+            XCTAssertEqual(result.status, 77, result.standardError)
+            XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
+            XCTAssertTrue(result.standardError.hasPrefix("enlog: error: 127.0.0.1 \(expected)"), result.standardError)
+            XCTAssertTrue(result.standardError.contains("`enlog export --enex FILE --new`"), result.standardError)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: home.directory.path("config/enlog/credentials.json")))
+        }
+    }
+
+    /// Evernote's sandbox is gone: asking for it says so, and help offers it no more.
+    func testTheSandboxIsGoneAndHelpTellsThe2026Facts() throws {
+        for command in [["auth", "login", "--service", "sandbox"], ["auth", "token", "--service", "sandbox", "--token", "T"]] {
+            let result = try home.run(command)
+            XCTAssertEqual(result.status, 2, result.standardError)
+            XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
+            XCTAssertTrue(result.standardError.contains("sandbox (sandbox.evernote.com) is gone"), result.standardError)
+        }
+        let help = try home.run("auth", "--help").standardOutput + (try home.run("auth", "login", "--help").standardOutput)
+            + (try home.run("auth", "token", "--help").standardOutput)
+        for fact in ["OAuth 2.0 with PKCE at accounts.evernote.com", "no longer issues API keys or developer tokens",
+                     "OAuth 1.0a endpoint and its sandbox are gone", "enlog export --enex FILE --new", "exit 77"] {
+            XCTAssertTrue(help.replacingOccurrences(of: "\n", with: " ").replacing(/\s+/, with: " ").contains(fact), "help lacks: \(fact)\n\(help)")
+        }
+        XCTAssertFalse(help.contains("sandbox,") || help.contains("--service sandbox"), help)
+    }
+
     func testTokenIsCheckedBeforeItIsStored() throws {
         var home = self.home!
         home.extraEnvironment["ENLOG_TOKEN"] = "S=s1:U=1:bogus"
