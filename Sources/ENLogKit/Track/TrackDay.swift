@@ -38,6 +38,13 @@ public struct TrackDay: Sendable, Equatable, CustomStringConvertible {
         self.timeZone = timeZone
     }
 
+    /// A moment as `--since` and `--until` take it: an ISO 8601 date and time with its zone, or
+    /// a day (YYYY-MM-DD) in `timeZone`, meaning its first instant. The same zone as `--date`'s.
+    public static func moment(_ text: String, timeZone: TimeZone) -> Date? {
+        if text.utf8.count > 10 { return TrackTime.parse(text) }
+        return TrackDay(text, timeZone: timeZone)?.start
+    }
+
     /// The day before this one.
     public var previous: TrackDay {
         TrackDay(containing: start.addingTimeInterval(-1), timeZone: timeZone)
