@@ -36,6 +36,9 @@ public enum AuthError: ENLogError, Equatable {
     case credentialsUnwritable(path: String, detail: String)
     /// UserStore.checkVersion said no.
     case clientTooOld
+    /// The NoteStore URL (from the sign-in's `edam_noteStoreUrl`, `getUserUrls` or the user) is
+    /// plain http:// to a host that is not loopback: every sync would refuse it.
+    case insecureNoteStore(String)
 
     public var reason: String {
         switch self {
@@ -75,6 +78,8 @@ public enum AuthError: ENLogError, Equatable {
             return "cannot write credentials \(path): \(detail)"
         case .clientTooOld:
             return "the service no longer accepts this version of enlog's protocol"
+        case .insecureNoteStore(let url):
+            return "refusing the NoteStore URL \(url): notes would travel unencrypted over plain http://"
         }
     }
 
@@ -100,6 +105,8 @@ public enum AuthError: ENLogError, Equatable {
             return "use https://HOST, or http:// only for 127.0.0.1/localhost/[::1]"
         case .clientTooOld:
             return "update enlog"
+        case .insecureNoteStore:
+            return "sign in to the service's https:// address (plain http:// is only for loopback test servers); nothing was stored"
         default:
             return nil
         }
@@ -113,6 +120,7 @@ extension AuthError {
         case .missingConsumerKey: return .config
         case .callbackTimedOut, .cancelled: return .temporary
         case .serverRejected(_, let status, _): return .ofHTTPStatus(status)
+        case .insecureNoteStore: return .protocolError
         case .malformedResponse: return .protocolError
         case .listenerFailed, .credentialsUnwritable: return .cannotWrite
         // A symbolic link, a directory, a file too large or one enlog may not read: credentials
