@@ -45,6 +45,9 @@ public enum AuthError: ENLogError, Equatable {
     case apiAccessRefused(host: String, step: String, status: Int, detail: String?)
     /// A service that no longer exists (Evernote's sandbox).
     case serviceRetired(String)
+    /// The NoteStore URL (from the sign-in's `edam_noteStoreUrl`, `getUserUrls` or the user) is
+    /// plain http:// to a host that is not loopback: every sync would refuse it.
+    case insecureNoteStore(String)
 
     public var reason: String {
         switch self {
@@ -88,6 +91,8 @@ public enum AuthError: ENLogError, Equatable {
             return "\(host) refused enlog's \(step) (HTTP \(status)" + (detail.map { ": \($0)" } ?? "") + ")"
         case .serviceRetired(let what):
             return what
+        case .insecureNoteStore(let url):
+            return "refusing the NoteStore URL \(url): notes would travel unencrypted over plain http://"
         }
     }
 
@@ -118,6 +123,8 @@ public enum AuthError: ENLogError, Equatable {
                 + "writes the notes as an ENEX file any Evernote client imports (docs/export.md)"
         case .serviceRetired:
             return "for a test server of your own use --service custom --host URL"
+        case .insecureNoteStore:
+            return "sign in to the service's https:// address (plain http:// is only for loopback test servers); nothing was stored"
         default:
             return nil
         }
@@ -131,6 +138,7 @@ extension AuthError {
         case .missingConsumerKey: return .config
         case .callbackTimedOut, .cancelled: return .temporary
         case .serverRejected(_, let status, _): return .ofHTTPStatus(status)
+        case .insecureNoteStore: return .protocolError
         case .malformedResponse: return .protocolError
         case .listenerFailed, .credentialsUnwritable: return .cannotWrite
         // A symbolic link, a directory, a file too large or one enlog may not read: credentials

@@ -51,7 +51,7 @@ extension Setting {
     public static let template = Setting("note.template", .string, default: "default", "template: 'default' or a directory holding title.mustache and content.mustache")
     public static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
     public static let tags = Setting("note.tags", .list, default: "LocationHistory", "tags, comma-separated in the environment")
-    public static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times (default: the system's)")
+    public static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times and days (default: TZ as `date` reads it, else the system's)")
     public static let map = Setting("note.map", .string, default: "openstreetmap", "map link: openstreetmap or google")
     public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
     public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")

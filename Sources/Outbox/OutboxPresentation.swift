@@ -134,16 +134,4 @@ public enum OutboxJSON {
         return formatter.string(from: date)
     }
 
-    /// `2026-11-22` (local midnight) or a full ISO 8601 date and time with its zone.
-    public static func parseDate(_ text: String, timeZone: TimeZone = .current) -> Date? {
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date }
-        let day = DateFormatter()
-        day.locale = Locale(identifier: "en_US_POSIX")
-        day.calendar = Calendar(identifier: .gregorian)
-        day.timeZone = timeZone
-        day.dateFormat = "yyyy-MM-dd"
-        day.isLenient = false
-        return day.date(from: text)
-    }
 }

@@ -250,12 +250,14 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// Fixes with `timestamp >= since`, oldest first; with `notedOnly`, those that have a note
+    /// Fixes with `since <= timestamp < until`, oldest first; with `notedOnly`, those that have a note
     /// (not the track `watch` keeps, nor imported fixes).
-    public func history(since: Date? = nil, limit: Int? = nil, notedOnly: Bool = false) async throws(OutboxError) -> [FixRecord] {
+    public func history(since: Date? = nil, until: Date? = nil, limit: Int? = nil,
+                        notedOnly: Bool = false) async throws(OutboxError) -> [FixRecord] {
         try await read { db in
             var request = FixRecord.order(Column("timestamp"), Column("id"))
             if let since { request = request.filter(Column("timestamp") >= since) }
+            if let until { request = request.filter(Column("timestamp") < until) }
             if notedOnly { request = request.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)") }
             if let limit { request = request.limit(limit) }
             return try request.fetchAll(db)

@@ -19,7 +19,7 @@ enum DateRange {
     }
 
     static func point(_ text: String, flag: String, zone: TimeZone) throws -> Date {
-        guard let date = OutboxJSON.parseDate(text, timeZone: zone) else {
+        guard let date = TrackDay.moment(text, timeZone: zone) else {
             throw ValidationError("\(flag) '\(text)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
         }
         return date

@@ -16,7 +16,8 @@ struct Digest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write one note for a day: its track (GPX), distance, time moving, places and route map.",
         discussion: """
-            The day runs midnight to midnight in note.time_zone (default: the system's). The note \
+            The day runs from its first instant to the next day's in note.time_zone (default: TZ, \
+            else the system's): midnight, or 01:00 where clocks go forward at midnight. The note \
             carries the day's fixes as a GPX 1.1 attachment and, with map.style = tiles, the route \
             drawn on a map fitted to it. A day is digested once: asking again names the note it has \
             (drop that note with `enlog queue drop` to write it anew). Exit 66 when the day has no fix.

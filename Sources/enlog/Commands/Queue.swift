@@ -184,29 +184,30 @@ struct History: AsyncParsableCommand {
         discussion: """
             One line per fix, always five tab-separated columns: time, latitude,longitude, \
             altitude, accuracy, source ("-" when unknown). --track also lists the fixes without \
-            a note: the route watch keeps and imported tracks. --format exports every fix.
+            a note: the route watch keeps and imported tracks. --format exports every fix. \
+            --since, --until and --date are read in note.time_zone (default: TZ, else the system's).
 
             Examples:
               enlog history --since 2026-11-01
               enlog history --since 2026-11-22T08:00:00Z --json
               enlog history --track --since 2026-11-22
               enlog history | cut -f2
+              enlog history --date 2026-11-22
               enlog history --date 2026-11-22 --format gpx > day.gpx
             """)
     @OptionGroup var global: GlobalOptions
-    @Option(help: ArgumentHelp("Only fixes since this date (YYYY-MM-DD, or ISO 8601 date and time).", valueName: "date"))
-    var since: String?
+    @OptionGroup var window: HistoryWindow
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "Also list fixes without a note (the track watch keeps, imported tracks).") var track = false
-    @OptionGroup var export: HistoryExport
 
     func run() async throws {
-        let start = try since.map { try DateRange.point($0, flag: "--since", zone: .current) }
-        if export.isRequested {
-            if json { throw ValidationError("--json and --format are two outputs: choose one") }
-            return try await export.run(global: global, since: start)
-        }
-        let fixes = try await global.context().outbox(.read).history(since: start, notedOnly: !track)
+        if window.format != nil && json { throw ValidationError("--json and --format are two outputs: choose one") }
+        let context = try global.context()
+        let config = context.config
+        let (start, end) = try window.bounds(in: config.timeZone)
+        let outbox = try context.outbox(.read)
+        if let format = window.format { return try await window.export(format, from: outbox, start: start, end: end) }
+        let fixes = try await outbox.history(since: start, until: end, notedOnly: !track)
         if json {
             try Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {

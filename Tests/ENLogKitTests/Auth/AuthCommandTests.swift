@@ -171,3 +171,32 @@ final class AuthCommandTests: XCTestCase {
         XCTAssertTrue(result.standardError.contains("http://"), result.standardError)
     }
 }
+
+/// Issue 20, defect 16: a plain-http NoteStore URL (from the sign-in's `edam_noteStoreUrl`, or
+/// given) is refused at sign-in in one line, and nothing is stored; loopback stays allowed.
+extension AuthCommandTests {
+    /// TEST-NET-2: never contacted, the URL is refused before any use.
+    static let remoteHTTP = "http://198.51.100.7/shard/s1/notestore"
+
+    func testAPlainHTTPNoteStoreURLIsRefusedAtSignIn() async throws {
+        let oauth = try PythonServer(script: "oauth_server.py", arguments: [
+            "--mode", "oauth1", "--consumer-key", "enlog-test", "--consumer-secret", "s3cret",
+            "--issue-token", Self.token, "--note-store-url", Self.remoteHTTP, "--edam-url", evernote.baseURL])
+        defer { oauth.stop() }
+        let login = try await login(host: oauth.baseURL,
+                                    extraEnvironment: ["ENLOG_CONSUMER_KEY": "enlog-test", "ENLOG_CONSUMER_SECRET": "s3cret"])
+        var home = self.home!
+        home.extraEnvironment["ENLOG_TOKEN"] = Self.token
+        let token = try home.run("auth", "token", "--service", "custom", "--host", evernote.baseURL, "--note-store-url", Self.remoteHTTP)
+        for (how, result) in [("auth login", login), ("auth token", token)] {
+            XCTAssertEqual(result.status, 76, "\(how): \(result.standardError)")
+            let errors = result.standardError.split(separator: "\n").filter { $0.hasPrefix("enlog: error:") }
+            XCTAssertEqual(errors.count, 1, "\(how): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains("refusing the NoteStore URL http://198.51.100.7"), "\(how): \(result.standardError)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: self.home.directory.path("config/enlog/credentials.json")), how)
+        }
+        let loopback = try home.run("auth", "token", "--service", "custom", "--host", evernote.baseURL,
+                                    "--note-store-url", evernote.baseURL + "/shard/s1/notestore")
+        XCTAssertEqual(loopback.status, 0, loopback.standardError)
+    }
+}

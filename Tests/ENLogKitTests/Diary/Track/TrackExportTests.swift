@@ -102,7 +102,7 @@ final class TrackExportTests: XCTestCase {
         XCTAssertEqual(try TrackPeer.read("gpx", until.standardOutput).points.count, 2)
 
         let refusals = [["--format", "csv", "--date", "2026-02-30"], ["--format", "csv", "--date", "22.11.2026"],
-                        ["--format", "csv", "--date", "2026-11-22", "--since", "2026-11-01"], ["--date", "2026-11-22"]]
+                        ["--format", "csv", "--date", "2026-11-22", "--since", "2026-11-01"]]
         for arguments in refusals {
             let refused = try home.run(["history"] + arguments)
             XCTAssertEqual(refused.status, ExitStatusCode.usage.rawValue, "\(arguments): \(refused.standardError)")
