@@ -137,6 +137,12 @@ final class ENEXFile {
         unlink(temporaryPath)
     }
 
+    /// Takes back a committed file whose notes could not be marked exported (standard output,
+    /// a FIFO or a device cannot be taken back).
+    func withdraw() {
+        if let finalPath { unlink(finalPath) }
+    }
+
     /// A copy replaces the file by renaming over it. An export that marks notes must not: a hard
     /// link takes the name only if it is free (where the file system has no hard links, a check
     /// just before the rename does, with a small window).

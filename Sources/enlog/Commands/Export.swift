@@ -28,10 +28,11 @@ struct ExportCommand: AsyncParsableCommand {
             written, 75 when a sync is running (with --new).
 
             Examples:
-              enlog export --enex diary.enex                   every note, as a copy
-              enlog export --enex "enlog-$(date +%F).enex" --new   the queued notes, marked exported
+              enlog export --enex diary.enex          every note, as a copy
+              enlog export --enex new.enex --new      the queued notes, marked exported
+              enlog export --enex "enlog-$(date +%F).enex" --new
               enlog export --enex - --date 2026-11-22 > day.enex
-              enlog export --enex digests.enex --only digests --since 2026-11-01
+              enlog export --enex d.enex --only digests --since 2026-11-01
             """)
 
     @OptionGroup var global: GlobalOptions
