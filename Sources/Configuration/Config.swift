@@ -124,6 +124,7 @@ public struct Config: Sendable {
     public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 flags: [String: Flag] = [:], checks: [Setting: SettingCheck] = [:]) throws(ConfigError) {
         paths = XDGPaths(environment: environment)
+        if path?.isEmpty == true { throw .invalidValue(origin: .flag("--config"), name: "config", reason: "is empty; it must be a path") }
         filePath = path ?? paths.configFile
         for setting in Setting.all {
             resolved[setting.name] = Resolved(value: setting.defaultValue, origin: .defaultValue)
@@ -183,9 +184,9 @@ public struct Config: Sendable {
     private static func readFile(_ path: String) throws(ConfigError) -> [(String, String)] {
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path)
+            bytes = try FileBytes.read(path, limit: .smallText)
         } catch {
-            throw .unreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+            throw .unreadable(path: path, reason: error.reason)
         }
         // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
         guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
@@ -248,6 +249,11 @@ public struct Config: Sendable {
         case .string, .list:
             break
         }
+        // An empty path is no path: SQLite would take "" for a temporary database and the
+        // outbox's lock file would land in the working directory.
+        if value.isEmpty && [Setting.database, .caFile, .template].contains(setting) {
+            throw .invalidValue(origin: origin, name: setting.name, reason: "is empty; it must be a path")
+        }
         if let check = checks[setting], let problem = check(value) {
             throw .invalidValue(origin: origin, name: setting.name, reason: problem)
         }
@@ -274,7 +280,7 @@ public struct XDGPaths: Sendable {
     public let cacheHome: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         func absolute(_ name: String, _ fallback: String) -> String {
             // The spec says relative values are invalid and must be ignored.
             if let value = environment[name], value.hasPrefix("/") { return value }

@@ -100,7 +100,8 @@ extension Setting {
 
     /// `ENLOG_*` variables that are not settings but are still enlog's: the token `auth token`
     /// reads, and the ones the project's own scripts and tests set (so they are not warned about).
-    static let otherEnvironmentNames: Set<String> = ["ENLOG_TOKEN", "ENLOG_PYTHON", "ENLOG_TEST_TRACE", "ENLOG_DEMO_DB"]
+    static let otherEnvironmentNames: Set<String> = ["ENLOG_TOKEN", "ENLOG_PYTHON", "ENLOG_TEST_TRACE", "ENLOG_DEMO_DB",
+                                                     InputDeadline.environmentName]
 }
 
 extension Setting {

@@ -47,6 +47,7 @@ struct Enlog: AsyncParsableCommand {
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
         StandardInput.holdIfClosed()
+        StandardOutput.prepare()
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -54,6 +55,7 @@ struct Enlog: AsyncParsableCommand {
             argumentParserExit(error)
         }
         do {
+            try Config.applyInputTimeout()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -61,6 +63,8 @@ struct Enlog: AsyncParsableCommand {
             }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
+        } catch let error as OutputError where error.isClosedPipe {
+            StandardOutput.endForClosedPipe()
         } catch let error as any ENLogError {
             let status = ExitStatus.of(error)
             fail(reason: error.reason, suggestion: error.recoverySuggestion ?? (status == .usage ? commandHelpHint : nil), status: status)
@@ -102,7 +106,7 @@ struct Enlog: AsyncParsableCommand {
                 var error: Details
             }
             let failure = Failure(error: .init(message: reason, suggestion: suggestion, exitCode: status.rawValue))
-            if let json = try? JSONOutput.encode(failure) { Terminal.standardOutput(json) }
+            if let json = try? JSONOutput.encode(failure) { try? Terminal.standardOutput(json) }
         }
         Foundation.exit(status.rawValue)
     }

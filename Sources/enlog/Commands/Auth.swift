@@ -129,14 +129,14 @@ struct Auth: AsyncParsableCommand {
             guard let credentials = try store.loadIfPresent() else {
                 if json {
                     // Answer in JSON on stdout, the message on stderr, and the usual exit code.
-                    Terminal.standardOutput(try AccountReport.signedOutJSON(credentialsFile: store.path))
+                    try Terminal.standardOutput(try AccountReport.signedOutJSON(credentialsFile: store.path))
                     let error = AuthError.credentialsMissing(path: store.path)
                     Terminal.standardError("enlog: error: \(error.reason) (\(error.recoverySuggestion ?? ""))")
                     throw ExitStatus.of(error).exitCode
                 }
                 throw AuthError.credentialsMissing(path: store.path)
             }
-            Terminal.standardOutput(json ? try AccountReport.json(credentials) : credentials.redacted())
+            try Terminal.standardOutput(json ? try AccountReport.json(credentials) : credentials.redacted())
         }
     }
 
@@ -151,7 +151,7 @@ struct Auth: AsyncParsableCommand {
 
         func run() async throws {
             let store = Account.credentialStore()
-            Terminal.standardOutput(try store.delete() ? "signed out (removed \(store.path))" : "not signed in")
+            try Terminal.standardOutput(try store.delete() ? "signed out (removed \(TerminalText.escaped(store.path)))" : "not signed in")
         }
     }
 }
@@ -177,12 +177,12 @@ enum Account {
         let store = credentialStore()
         try store.save(account.credentials)
         let who = account.credentials.userName ?? account.credentials.userId.map { "user \($0)" } ?? "your account"
-        Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(store.path)")
+        try Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(TerminalText.escaped(store.path))")
         // A new sign-in starts afresh: a rate-limit wait imposed on the old one is not kept.
         do {
             let outbox = try OutboxStore(path: config.string(.database)!, access: .change)
             if let until = try await outbox.liftRateLimitHold() {
-                Terminal.standardOutput("the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: until))) is lifted")
+                try Terminal.standardOutput("the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: until))) is lifted")
             }
         } catch OutboxError.missing(_) {
             // No outbox yet: nothing waits.
@@ -212,11 +212,11 @@ struct Notebooks: AsyncParsableCommand {
         let notebooks = try await Account.signedIn(try global.loadConfig()).noteStore().listNotebooks()
             .sorted { ($0.name ?? "").localizedCaseInsensitiveCompare($1.name ?? "") == .orderedAscending }
         if json {
-            Terminal.standardOutput(try AccountReport.json(notebooks))
+            try Terminal.standardOutput(try AccountReport.json(notebooks))
         } else {
             for notebook in notebooks {
                 let mark = notebook.defaultNotebook == true ? "  (default)" : ""
-                Terminal.standardOutput("\(notebook.name ?? "?")\(notebook.stack.map { "  [\($0)]" } ?? "")\(mark)")
+                try Terminal.standardOutput("\(notebook.name ?? "?")\(notebook.stack.map { "  [\($0)]" } ?? "")\(mark)")
             }
         }
     }

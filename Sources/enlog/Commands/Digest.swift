@@ -49,12 +49,12 @@ struct Digest: AsyncParsableCommand {
         switch try await digest.write(day) {
         case .alreadyThere(let id):
             Terminal.standardError("enlog: \(day.name) has its digest already: note \(id)")
-            if json { Terminal.standardOutput(try OutboxJSON.encode(try await outbox.note(id: id))) }
+            if json { try Terminal.standardOutput(try OutboxJSON.encode(try await outbox.note(id: id))) }
         case .written(let note, _, _, let mapProblem, let mapPending):
             if json {
-                Terminal.standardOutput(try OutboxJSON.encode(note))
+                try Terminal.standardOutput(try OutboxJSON.encode(note))
             } else {
-                Terminal.standardOutput("logged note \(note.id!): \(note.title)")
+                try Terminal.standardOutput("logged note \(note.id!): \(note.title)")
             }
             if let mapProblem {
                 Terminal.standardError(mapPending ? "enlog: note: no route map yet (\(mapProblem)); it is made before upload"

@@ -83,7 +83,7 @@ struct ExportCommand: AsyncParsableCommand {
             throw error
         }
         printer.finish()
-        if !quiet { report(summary) }
+        if !quiet { try report(summary) }
         if let first = summary.firstLeftOut {
             throw ExportError.notesLeftOut(ids: summary.leftOut.keys.sorted(), first: first.reason)
         }
@@ -91,13 +91,13 @@ struct ExportCommand: AsyncParsableCommand {
 
     /// One line: what went where, and what the outbox now says of it. On stdout, unless the
     /// ENEX itself is there.
-    private func report(_ summary: ENEXExport.Summary) {
-        let say: (String) -> Void = enex == "-" ? { Terminal.standardError($0) } : { Terminal.standardOutput($0) }
+    private func report(_ summary: ENEXExport.Summary) throws {
+        let say: (String) throws -> Void = enex == "-" ? { Terminal.standardError($0) } : { try Terminal.standardOutput($0) }
         guard summary.notes > 0 else {
             if !summary.leftOut.isEmpty {
-                say("no file written")
+                try say("no file written")
             } else {
-                say(new ? "nothing new to export: every note is synced or exported already" : "no note to export; no file written")
+                try say(new ? "nothing new to export: every note is synced or exported already" : "no note to export; no file written")
             }
             return
         }
@@ -114,7 +114,7 @@ struct ExportCommand: AsyncParsableCommand {
                 line += "; \(who) went without the address or map \(count == 1 ? "it was" : "they were") waiting for"
             }
         }
-        say(line)
+        try say(line)
     }
 }
 

@@ -35,7 +35,7 @@ struct HistoryExport: ParsableArguments {
         let outbox = try context.outbox(.read)
         let records = try await outbox.history(from: start ?? .distantPast, to: end ?? .distantFuture)
         let fixes = try records.map { try $0.fix() }
-        FileHandle.standardOutput.write(Data(TrackWriter.write(fixes, as: format, name: date.map { "enlog \($0)" } ?? "enlog history").utf8))
+        try Terminal.standardOutput(bytes: Data(TrackWriter.write(fixes, as: format, name: date.map { "enlog \($0)" } ?? "enlog history").utf8))
     }
 }
 

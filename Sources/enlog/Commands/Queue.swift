@@ -52,13 +52,13 @@ struct Queue: AsyncParsableCommand {
             let mapsPending = try await outbox.noteIdsWithPendingMaps()
             let exports = try await outbox.exportRecords()
             if json {
-                Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending, exports: exports))
+                try Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending, exports: exports))
             } else if notes.isEmpty {
                 Terminal.standardError("the outbox is empty" + (state.map { " of \($0.rawValue) notes" } ?? ""))
             } else {
                 for note in notes {
-                    Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false,
-                                                            export: note.id.flatMap { exports[$0] }))
+                    try Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false,
+                                                                export: note.id.flatMap { exports[$0] }))
                 }
             }
         }
@@ -96,15 +96,15 @@ struct Queue: AsyncParsableCommand {
                 if isatty(STDOUT_FILENO) == 1 {
                     throw ValidationError("refusing to write \(found.mime) bytes to a terminal: redirect the output (> \(found.fileName ?? "file"))")
                 }
-                FileHandle.standardOutput.write(found.body)
+                try Terminal.standardOutput(bytes: found.body)
                 return
             }
             if json {
                 let pending = try await outbox.pendingMap(of: id) != nil
-                Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending,
-                                                                         export: try await outbox.exportRecord(of: id)))
+                try Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending,
+                                                                             export: try await outbox.exportRecord(of: id)))
             } else {
-                Terminal.standardOutput(note.content)
+                try Terminal.standardOutput(note.content)
                 for resource in resources { Terminal.standardError(OutboxJSON.line(resource)) }
                 if try await outbox.pendingMap(of: id) != nil { Terminal.standardError("map pending: made before upload") }
             }
@@ -133,7 +133,7 @@ struct Queue: AsyncParsableCommand {
             // Asking for a retry is asking not to wait: Evernote's rate limit, if it still holds,
             // is met again by the next sync, which then waits anew.
             let lifted = try await outbox.liftRateLimitHold()
-            Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
+            try Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
                 + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : "")
                 + (result.wasExported ? "; the next sync first looks for it in Evernote, in case its ENEX file was imported" : "")
                 + (lifted.map { "; the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: $0))) is lifted" } ?? ""))
@@ -161,14 +161,14 @@ struct Queue: AsyncParsableCommand {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw ValidationError("refusing to drop note \(id) without confirmation; pass --yes")
                 }
-                FileHandle.standardError.write(Data("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] ".utf8))
+                StandardError.write(TerminalText.oneLine("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] "))
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                     Terminal.standardError("kept note \(id)")
                     return
                 }
             }
             let result = try await SendingNoteRecovery.drop(id, outbox: outbox)
-            Terminal.standardOutput("dropped note \(id)")
+            try Terminal.standardOutput("dropped note \(id)")
             if result.wasSending {
                 Terminal.standardError("enlog: note: note \(id) was being sent when its sync stopped; it may already be in Evernote")
             }
@@ -208,9 +208,9 @@ struct History: AsyncParsableCommand {
         }
         let fixes = try await global.context().outbox(.read).history(since: start, notedOnly: !track)
         if json {
-            Terminal.standardOutput(try OutboxJSON.encode(fixes))
+            try Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {
-            for fix in fixes { Terminal.standardOutput(OutboxJSON.line(fix)) }
+            for fix in fixes { try Terminal.standardOutput(OutboxJSON.line(fix)) }
         }
     }
 }
@@ -243,7 +243,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             let config = try global.loadConfig()
-            Terminal.standardOutput(json ? try ConfigReport.json(config) : ConfigReport.text(config))
+            try Terminal.standardOutput(json ? try ConfigReport.json(config) : ConfigReport.text(config))
         }
     }
 }

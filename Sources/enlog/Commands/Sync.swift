@@ -48,7 +48,7 @@ struct Sync: AsyncParsableCommand {
         let outbox = try context.outbox()
         // Progress only on a terminal; -q wins over -v.
         let printer = SyncProgressPrinter(terminal: !quiet && SyncProgressPrinter.drawsProgress(), verbose: verbose && !quiet,
-                                          write: { FileHandle.standardError.write(Data($0.utf8)) })
+                                          write: { StandardError.write($0) })
         let outcome: SyncSession.Outcome
         do {
             outcome = try await SyncSession(context: context, outbox: outbox, account: try await Account.signedIn(config))
@@ -60,9 +60,9 @@ struct Sync: AsyncParsableCommand {
         printer.finish()
         let summary = outcome.summary
         if json {
-            Terminal.standardOutput(try JSONOutput.encode(summary))
+            try Terminal.standardOutput(try JSONOutput.encode(summary))
         } else if !quiet, case .synced = outcome {
-            Terminal.standardOutput(SyncReport.line(summary))
+            try Terminal.standardOutput(SyncReport.line(summary))
         }
         let status = ExitStatus.of(summary.verdict)
         guard status != .success else { return }

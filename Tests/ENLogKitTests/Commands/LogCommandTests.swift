@@ -202,7 +202,7 @@ struct LogCommandTests {
         let home = try EnlogHome()
         _ = try home.directory.file("data/enlog.sqlite", contents: String(repeating: "this is not a database ", count: 100))
         let corrupt = try home.run("log", "--at", "1,2", "--no-geocode")
-        #expect(corrupt.status == ExitStatusCode.corrupt.rawValue, "\(corrupt.standardError)")
+        #expect(corrupt.status == ExitStatusCode.ioError.rawValue, "\(corrupt.standardError)")
         #expect(corrupt.standardErrorLines.count == 1)
 
         let blocked = try EnlogHome()
@@ -374,5 +374,5 @@ struct LogCommandTests {
 /// executable's own table on purpose: a change there must show up here).
 enum ExitStatusCode: Int32 {
     case success = 0, invalidNote = 1, usage = 2, badLocation = 65, noInput = 66, noFix = 69
-    case foreignDatabase = 72, cannotWrite = 73, corrupt = 74, temporary = 75, noPermission = 77, config = 78
+    case foreignDatabase = 72, cannotWrite = 73, ioError = 74, temporary = 75, noPermission = 77, config = 78
 }
