@@ -78,6 +78,9 @@ struct ExportCommand: AsyncParsableCommand {
                 case .leftOut(let id, let reason): printer.notice("note \(id) left out: \(reason)")
                 }
             }
+        } catch ExportError.standardOutputFailed(let output) {
+            printer.finish()
+            throw output
         } catch {
             printer.finish()
             throw error
