@@ -86,7 +86,13 @@ struct ExportCommand: AsyncParsableCommand {
             throw error
         }
         printer.finish()
-        if !quiet { try report(summary) }
+        if !quiet {
+            do {
+                try report(summary)
+            } catch let error as OutputError where !error.isClosedPipe && !summary.marked.isEmpty {
+                throw ExportedButNotPrinted(file: summary.file, count: summary.marked.count, error: error)
+            }
+        }
         if let first = summary.firstLeftOut {
             throw ExportError.notesLeftOut(ids: summary.leftOut.keys.sorted(), first: first.reason)
         }
@@ -122,3 +128,14 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 extension ExportSelection.Kind: ExpressibleByArgument {}
+
+/// `export --new` wrote its file and marked its notes, but could not say so on standard output.
+struct ExportedButNotPrinted: ENLogError {
+    let file: String
+    let count: Int
+    let error: OutputError
+
+    var reason: String { "\(counted(count, "note")) went to \(file) and \(count == 1 ? "is" : "are") exported; could not print: \(error.detail)" }
+    var recoverySuggestion: String? { "import that file; `enlog queue list --state exported` shows the notes" }
+    var category: ErrorCategory { error.category }
+}

@@ -157,6 +157,20 @@ final class ENEXDestinationTests: XCTestCase {
         XCTAssertEqual(try states(), [1: "pending"])
     }
 
+    /// The file is written and its notes marked, but the summary cannot be printed: one line says
+    /// what did happen, so that nobody exports (or imports) anything twice.
+    func testAnExportWhoseSummaryCannotBePrintedSaysItWentOut() throws {
+        try log(1)
+        let path = home.directory.path("quiet.enex")
+        let result = try RedirectedRun.run(Subprocess.enlog, ["export", "--enex", path, "--new"], environment: home.environment,
+                                           standardOutput: .file("/dev/full"))
+        XCTAssertEqual(result.status, 74, result.standardError)
+        XCTAssertEqual(result.errorLines, ["enlog: error: 1 note went to \(path) and is exported; could not print: No space left on device "
+                                           + "(import that file; `enlog queue list --state exported` shows the notes)"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        XCTAssertEqual(try states(), [1: "exported"])
+    }
+
     /// A full disk: nothing marked, no file, exit 74 with one line.
     func testAWriteThatFailsMarksNothing() throws {
         try XCTSkipUnless(FileManager.default.isWritableFile(atPath: "/dev/full"), "no /dev/full")
