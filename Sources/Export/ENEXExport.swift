@@ -114,7 +114,13 @@ public struct ENEXExport: Sendable {
         try file.commit()
         summary.bytes = file.bytesWritten
         if markExported {
-            summary.marked = try await outbox.markExported(written, file: file.name, now: clock())
+            do {
+                summary.marked = try await outbox.markExported(written, file: file.name, now: clock())
+            } catch {
+                // Unmarked notes in a file would go out again with the next --new: no file then.
+                file.withdraw()
+                throw error
+            }
         }
         return summary
     }

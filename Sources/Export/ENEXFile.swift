@@ -91,6 +91,12 @@ final class ENEXFile {
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(ExportError) {
+        if name == "-" {
+            // Standard output as every command writes it (a closed pipe is an EPIPE there).
+            do { try StandardOutput.write(Data(bytes)) } catch { throw .standardOutputFailed(error) }
+            bytesWritten += bytes.count
+            return
+        }
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
@@ -135,6 +141,12 @@ final class ENEXFile {
         guard let temporaryPath else { return }
         close(descriptor)
         unlink(temporaryPath)
+    }
+
+    /// Takes back a committed file whose notes could not be marked exported (standard output,
+    /// a FIFO or a device cannot be taken back).
+    func withdraw() {
+        if let finalPath { unlink(finalPath) }
     }
 
     /// A copy replaces the file by renaming over it. An export that marks notes must not: a hard

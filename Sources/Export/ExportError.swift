@@ -12,6 +12,9 @@ public enum ExportError: ENLogError, Equatable {
     case writeFailed(path: String, detail: String)
     /// `-` on a terminal: pages of base64 are no use there.
     case standardOutputIsTerminal
+    /// `-` and standard output cannot be written: the command hands the `OutputError` on, so
+    /// that a closed pipe ends enlog as it ends every command that prints.
+    case standardOutputFailed(OutputError)
     /// Notes that could not be written as ENEX were left out (the others were written): which,
     /// and the first one's reason (`-v` gives every reason).
     case notesLeftOut(ids: [Int64], first: String)
@@ -26,6 +29,8 @@ public enum ExportError: ENLogError, Equatable {
             return "cannot write the export \(path): \(detail)"
         case .standardOutputIsTerminal:
             return "refusing to write ENEX to a terminal"
+        case let .standardOutputFailed(error):
+            return error.reason
         case let .notesLeftOut(ids, first):
             guard ids.count > 1 else { return "note \(ids.first ?? 0) was left out of the export: \(first)" }
             let named = ids.prefix(10).map(String.init).joined(separator: ", ") + (ids.count > 10 ? ", …" : "")
@@ -39,6 +44,7 @@ public enum ExportError: ENLogError, Equatable {
         case .cannotCreate: return "check that the folder exists and that you can write to it"
         case .writeFailed: return "free some space or choose another place; no note was marked exported"
         case .standardOutputIsTerminal: return "redirect the output (> diary.enex) or give a file name"
+        case .standardOutputFailed: return "no note was marked exported"
         case .notesLeftOut: return "the notes left out stay as they were; `enlog queue show ID | enlog validate -` checks one, -v lists every reason"
         }
     }
@@ -46,7 +52,7 @@ public enum ExportError: ENLogError, Equatable {
     public var category: ErrorCategory {
         switch self {
         case .fileExists, .cannotCreate: return .cannotWrite
-        case .writeFailed: return .ioError
+        case .writeFailed, .standardOutputFailed: return .ioError
         case .standardOutputIsTerminal: return .usage
         case .notesLeftOut: return .invalidNote
         }

@@ -22,7 +22,7 @@ struct Enlog: AsyncParsableCommand {
               enlog log                          log where you are (a fix from gpsd)
               enlog log --at -33.86,151.2        log a position given by hand
               enlog sync                         upload the queued notes
-              enlog export --enex diary.enex     the notes as a file any Evernote client imports
+              enlog export --enex diary.enex     the notes as a file Evernote imports
               enlog queue list                   see what is waiting
               enlog COMMAND --help               more about one command
 

@@ -28,10 +28,11 @@ struct ExportCommand: AsyncParsableCommand {
             written, 75 when a sync is running (with --new).
 
             Examples:
-              enlog export --enex diary.enex                   every note, as a copy
-              enlog export --enex "enlog-$(date +%F).enex" --new   the queued notes, marked exported
+              enlog export --enex diary.enex          every note, as a copy
+              enlog export --enex new.enex --new      the queued notes, marked exported
+              enlog export --enex "enlog-$(date +%F).enex" --new
               enlog export --enex - --date 2026-11-22 > day.enex
-              enlog export --enex digests.enex --only digests --since 2026-11-01
+              enlog export --enex d.enex --only digests --since 2026-11-01
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -77,12 +78,21 @@ struct ExportCommand: AsyncParsableCommand {
                 case .leftOut(let id, let reason): printer.notice("note \(id) left out: \(reason)")
                 }
             }
+        } catch ExportError.standardOutputFailed(let output) {
+            printer.finish()
+            throw output
         } catch {
             printer.finish()
             throw error
         }
         printer.finish()
-        if !quiet { try report(summary) }
+        if !quiet {
+            do {
+                try report(summary)
+            } catch let error as OutputError where !error.isClosedPipe && !summary.marked.isEmpty {
+                throw ExportedButNotPrinted(file: summary.file, count: summary.marked.count, error: error)
+            }
+        }
         if let first = summary.firstLeftOut {
             throw ExportError.notesLeftOut(ids: summary.leftOut.keys.sorted(), first: first.reason)
         }
@@ -118,3 +128,14 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 extension ExportSelection.Kind: ExpressibleByArgument {}
+
+/// `export --new` wrote its file and marked its notes, but could not say so on standard output.
+struct ExportedButNotPrinted: ENLogError {
+    let file: String
+    let count: Int
+    let error: OutputError
+
+    var reason: String { "\(counted(count, "note")) went to \(file) and \(count == 1 ? "is" : "are") exported; could not print: \(error.detail)" }
+    var recoverySuggestion: String? { "import that file; `enlog queue list --state exported` shows the notes" }
+    var category: ErrorCategory { error.category }
+}

@@ -49,6 +49,8 @@ struct OutputFailureTests {
         Command(arguments: ["auth", "status", "--json"]),
         Command(arguments: ["auth", "logout"]),
         Command(arguments: ["map", "--at", "48.3,11.3"], needsTiles: true),
+        Command(arguments: ["export", "--enex", "-"]),
+        Command(arguments: ["export", "--enex", "-", "--new"]),
     ]
 
     static let outputs: [RedirectedRun.Output] = [.file("/dev/full"), .closed, .closedPipe]
@@ -82,6 +84,9 @@ struct OutputFailureTests {
         #expect(!result.hung, "\(context)")
         #expect(result.signal == nil || result.signal == SIGPIPE, "killed: \(context)")
         #expect(!result.standardError.contains("Fatal error"), "\(context)")
+        if command.arguments.contains("--new") {
+            #expect(try home.run("queue", "list", "--state", "exported").standardOutput.isEmpty, "nothing marked: \(context)")
+        }
         if command.logs {
             // Stored, and said so, whatever happened to the output.
             #expect(try home.counts().notes == notesBefore + 1, "\(context)")

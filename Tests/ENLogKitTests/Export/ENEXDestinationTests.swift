@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import XCTest
 @testable import Support
 @testable import Network
@@ -133,6 +134,41 @@ final class ENEXDestinationTests: XCTestCase {
         let dash = try Subprocess.run(script, ["-qec", "\(Subprocess.enlog.path) export --enex -", "/dev/null"], environment: environment)
         XCTAssertEqual(dash.status, 2, dash.standardOutput)
         XCTAssertTrue(dash.standardOutput.contains("refusing to write ENEX to a terminal"), dash.standardOutput)
+    }
+
+    /// The file is complete but its notes cannot be marked (the outbox refuses the write, as a
+    /// full disk would; here a trigger refuses it): the file is taken back, so that no file
+    /// holds notes a later --new would write again.
+    func testAFileWhoseNotesCannotBeMarkedIsTakenBack() throws {
+        try log(1)
+        let database = try DatabaseQueue(path: home.database)
+        try database.write { db in
+            try db.execute(sql: """
+                CREATE TRIGGER refuseExported BEFORE UPDATE OF state ON note WHEN NEW.state = 'exported'
+                BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END
+                """)
+        }
+        try database.close()
+        let (path, result) = try home.export("refused.enex", "--new")
+        XCTAssertNotEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("full"), result.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        XCTAssertEqual(try states(), [1: "pending"])
+    }
+
+    /// The file is written and its notes marked, but the summary cannot be printed: one line says
+    /// what did happen, so that nobody exports (or imports) anything twice.
+    func testAnExportWhoseSummaryCannotBePrintedSaysItWentOut() throws {
+        try log(1)
+        let path = home.directory.path("quiet.enex")
+        let result = try RedirectedRun.run(Subprocess.enlog, ["export", "--enex", path, "--new"], environment: home.environment,
+                                           standardOutput: .file("/dev/full"))
+        XCTAssertEqual(result.status, 74, result.standardError)
+        XCTAssertEqual(result.errorLines, ["enlog: error: 1 note went to \(path) and is exported; could not print: No space left on device "
+                                           + "(import that file; `enlog queue list --state exported` shows the notes)"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        XCTAssertEqual(try states(), [1: "exported"])
     }
 
     /// A full disk: nothing marked, no file, exit 74 with one line.
