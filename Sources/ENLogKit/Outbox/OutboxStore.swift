@@ -9,7 +9,10 @@ import GRDB
 public struct OutboxStore: Sendable {
     public let path: String
     public let busyTimeout: TimeInterval
-    private let pool: DatabasePool
+    /// The file open, with its database connections; it notices the path deleted or replaced
+    /// under a writer and goes on with a copy (`OutboxFile`).
+    let file: OutboxFile
+    var pool: DatabasePool { file.pool }
 
     public static let defaultBusyTimeout: TimeInterval = 5
 
@@ -61,7 +64,10 @@ public struct OutboxStore: Sendable {
         let setUpLock = try readOnly || Self.isInWALMode(path)
             ? nil : MigrationLock(databasePath: path, timeout: busyTimeout)
         defer { setUpLock?.release() }
-        pool = try Self.openPool(path: path, busyTimeout: busyTimeout, readOnly: readOnly)
+        file = OutboxFile(path: path, pool: try Self.openPool(path: path, busyTimeout: busyTimeout, readOnly: readOnly),
+                          tracking: !readOnly) { copy throws(OutboxError) in
+            try Self.openPool(path: copy, busyTimeout: busyTimeout, readOnly: false)
+        }
         try prepareSchema(readOnly: readOnly, holding: setUpLock)
     }
 
@@ -542,10 +548,12 @@ public struct OutboxStore: Sendable {
     // the store's own files in Outbox/ only.
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
-        do {
-            return try await pool.write(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        try await followingTheFile { () async throws(OutboxError) -> T in
+            do {
+                return try await pool.write(body)
+            } catch {
+                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            }
         }
     }
 
@@ -567,18 +575,22 @@ public struct OutboxStore: Sendable {
     }
 
     func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        do {
-            return try pool.write(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        try followingTheFileNow { () throws(OutboxError) -> T in
+            do {
+                return try pool.write(body)
+            } catch {
+                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            }
         }
     }
 
     func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        do {
-            return try pool.writeWithoutTransaction(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        try followingTheFileNow { () throws(OutboxError) -> T in
+            do {
+                return try pool.writeWithoutTransaction(body)
+            } catch {
+                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            }
         }
     }
 }

@@ -177,17 +177,20 @@ public struct Watcher: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT (then returns normally: the note being written is finished,
-    /// the sync stops at its next safe point).
+    /// the sync stops at its next safe point), or until the outbox file was replaced under it
+    /// (then throws where its notes are kept: a new start follows the path).
     public func run(config initial: Config) async throws {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         let signals = SignalInputs(feed: feed)
         defer { signals.stop() }
+        reportOutboxFileChanges()
         var loop = Loop(watcher: self, config: initial, feed: feed)
         try await loop.start()
         for await input in inputs {
-            if await loop.handle(input) == .stop { break }
+            if await loop.handle(input) == .stop || outbox.stopReason != nil { break }
         }
         await loop.stop()
+        if let reason = outbox.stopReason { throw reason }
     }
 }
 
