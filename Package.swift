@@ -7,7 +7,6 @@ let package = Package(
     name: "enlog",
     products: [
         .executable(name: "enlog", targets: ["enlog"]),
-        .library(name: "ENLogKit", targets: ["ENLogKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,18 +32,28 @@ let package = Package(
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
         .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
                 linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("z")]),
+        // The library targets follow the flow of data, each depending only on targets above it
+        // in this list: location -> note -> outbox -> sync -> Evernote. A dependency against the
+        // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.
+        .target(name: "Support", dependencies: []),
+        .target(name: "EvernoteAPI", dependencies: ["Support"]),
+        .target(name: "Configuration", dependencies: [
+            "Support",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim"]),
+        .target(name: "Auth", dependencies: [
+            "Support", "EvernoteAPI", "Configuration", "Network",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif"]),
         .target(
-            name: "ENLogKit",
+            name: "Compose",
             dependencies: [
-                "CLibXML2",
-                "CCurlShim",
-                "CCairo",
-                "CMapShim",
-                "CMagic",
-                "CExif",
+                "Support", "EvernoteAPI", "Configuration", "Network", "Capture",
+                "CLibXML2", "CCairo", "CMapShim", "CMagic",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [
@@ -56,16 +65,27 @@ let package = Package(
                 .embedInCode("Note/DefaultTemplate/content.mustache"),
             ]
         ),
+        .target(name: "Outbox", dependencies: [
+            "Support", "EvernoteAPI", "Configuration", "Capture", "Compose",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox"]),
+        .target(name: "Sync", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary"]),
+        // Beside Sync, above it: an export writes the note a sync would upload, and an export
+        // that marks notes holds the sync lock.
+        .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Sync"]),
+        .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync"]),
         .executableTarget(
             name: "enlog",
             dependencies: [
-                "ENLogKit",
+                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "ENLogKitTests",
-            dependencies: ["ENLogKit", "enlog"]
+            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "enlog",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ]
 )

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 @main
 struct Enlog: AsyncParsableCommand {
@@ -12,6 +22,7 @@ struct Enlog: AsyncParsableCommand {
               enlog log                          log where you are (a fix from gpsd)
               enlog log --at -33.86,151.2        log a position given by hand
               enlog sync                         upload the queued notes
+              enlog export --enex diary.enex     the notes as a file any Evernote client imports
               enlog queue list                   see what is waiting
               enlog COMMAND --help               more about one command
 
@@ -19,7 +30,7 @@ struct Enlog: AsyncParsableCommand {
             `enlog config show` prints them. The manual page is enlog(1) (scripts/bootstrap installs it; \
             `swift package generate-manual` makes it).
 
-            Shell completions (README says where each shell looks for them):
+            Shell completions (docs/install.md says where each shell looks for them):
               enlog --generate-completion-script bash > enlog.bash
               enlog --generate-completion-script zsh > _enlog
               enlog --generate-completion-script fish > enlog.fish
@@ -28,11 +39,11 @@ struct Enlog: AsyncParsableCommand {
             \(ExitStatus.helpTable)
             """,
         version: ENLogVersion.current,
-        subcommands: [Log.self, Watch.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
+        subcommands: [Log.self, Watch.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, ExportCommand.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do
-    /// about it, when there is something) and an exit code from `ExitStatus` (the table in README.md).
+    /// about it, when there is something) and an exit code from `ExitStatus` (the table in docs/exit-status.md).
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
         StandardInput.holdIfClosed()

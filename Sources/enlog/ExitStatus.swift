@@ -1,7 +1,17 @@
 import ArgumentParser
-import ENLogKit
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
-/// Every exit code enlog uses, in one place; README.md's table mirrors this. Beyond 0–2 they
+/// Every exit code enlog uses, in one place; docs/exit-status.md's table mirrors this. Beyond 0–2 they
 /// follow sysexits.h, so scripts and systemd can tell a retryable failure (75) from a bad input.
 enum ExitStatus: Int32, CaseIterable {
     case success = 0
@@ -15,8 +25,8 @@ enum ExitStatus: Int32, CaseIterable {
     case noInput = 66
     /// The outbox cannot be written: read-only file or directory, disk full, cannot be created.
     case cannotWrite = 73
-    /// An I/O error (EX_IOERR): the outbox file is corrupt or not a database, or standard output
-    /// cannot be written (full, closed).
+    /// An I/O error (EX_IOERR): the outbox file is corrupt or not a database, or output cannot be
+    /// written (an export file or standard output: full, closed, failing).
     case ioError = 74
     /// The outbox path names another program's SQLite database (EX_OSFILE: a file that is not
     /// what it must be); enlog refuses to add its tables to it.
@@ -39,7 +49,7 @@ enum ExitStatus: Int32, CaseIterable {
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
-    /// One line per code for `enlog --help` (README.md's table says the same at more length);
+    /// One line per code for `enlog --help` (docs/exit-status.md says the same at more length);
     /// short enough that the table fits 80 columns without wrapping.
     var summary: String {
         switch self {

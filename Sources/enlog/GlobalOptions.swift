@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 /// Options every command that touches configuration or the outbox accepts.
 struct GlobalOptions: ParsableArguments {
@@ -17,15 +27,16 @@ struct GlobalOptions: ParsableArguments {
         var values: [String: Config.Flag] = [:]
         for (setting, given) in flags { if let value = given.value { values[setting.name] = Config.Flag(given.flag, value) } }
         if let db { values[Setting.database.name] = Config.Flag("--db", db) }
-        let loaded = try Config(path: config, flags: values)
+        let loaded = try Config(path: config, flags: values, checks: SettingChecks.all)
         for variable in loaded.unknownEnvironment {
             Terminal.standardError("enlog: warning: ignoring unknown environment variable \(variable) (`enlog config show` lists the known ones)")
         }
         return loaded
     }
 
-    /// Reading and changing commands never create an outbox: a mistyped --db says so instead.
-    func openOutbox(_ config: Config, for access: OutboxStore.Access = .create) throws -> OutboxStore {
-        try OutboxStore(path: config.string(.database)!, access: access)
+    /// The run's services, built from the effective configuration (see `loadConfig`) once: every
+    /// command builds one and hands it down. Warnings of the services go to standard error.
+    func context(flags: [Setting: (flag: String, value: String?)] = [:]) throws -> RunContext {
+        RunContext(config: try loadConfig(flags: flags), warn: { Terminal.standardError("enlog: warning: \($0)") })
     }
 }

@@ -1,4 +1,15 @@
 import ArgumentParser
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 /// `--at LAT,LON[,ALT]`, shared by the commands that take a position by hand.
 struct PositionOption: ParsableArguments {

@@ -1,5 +1,16 @@
-import ENLogKit
+import Support
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 /// Every command's output: lines and bytes on standard output, which can fail (`OutputError`,
 /// exit 74, or a quiet end when a pipe's reader is gone), and messages on standard error.

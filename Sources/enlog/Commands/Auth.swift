@@ -1,15 +1,34 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Auth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in to Evernote (OAuth; never a password), check or forget the account.",
         discussion: """
+            Evernote in 2026: the one way into its API is OAuth 2.0 with PKCE at \
+            accounts.evernote.com, which `auth login` uses; Evernote may refuse it for plans \
+            without API access (exit 77). It no longer issues API keys or developer tokens, and \
+            its OAuth 1.0a endpoint and its sandbox are gone. OAuth 1.0a and `auth token` remain \
+            for services that still issue keys and tokens (Yinxiang, EDAM-compatible hosts) and \
+            for a token you already hold. Without API access, `enlog export --enex FILE --new` \
+            writes the notes as a file any Evernote client imports (docs/export.md).
+
             Examples:
               enlog auth login                  Evernote, OAuth 2.0 in a browser
               enlog auth login --no-browser     over SSH: paste where the browser ends
-              ENLOG_TOKEN=S=s1:... enlog auth token --service sandbox
+              enlog auth login --service yinxiang
+              ENLOG_TOKEN=S=s1:... enlog auth token --service yinxiang
               enlog auth status --json
               enlog auth logout
             """,
@@ -17,7 +36,7 @@ struct Auth: AsyncParsableCommand {
     )
 
     struct ServiceOptions: ParsableArguments {
-        @Option(help: "evernote (OAuth 2.0), sandbox, yinxiang (OAuth 1.0a), or custom with --host.")
+        @Option(help: "evernote (OAuth 2.0), yinxiang (OAuth 1.0a), or custom with --host (OAuth 2.0, else 1.0a).")
         var service: ServiceKind = .evernote
 
         @Option(help: ArgumentHelp("Base URL of a custom service (http:// only for loopback).", valueName: "url"))
@@ -32,9 +51,12 @@ struct Auth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Authorize enlog in a browser; the URL is printed so it also works over SSH.",
             discussion: """
+                Refused by the authorization server (discovery or client registration, as for \
+                Evernote plans without API access): one line saying so, exit 77.
+
                 Examples:
                   enlog auth login
-                  enlog auth login --service sandbox
+                  enlog auth login --service yinxiang
                   enlog auth login --service custom --host https://en.example.org
                 """)
         @OptionGroup var global: GlobalOptions
@@ -66,8 +88,11 @@ struct Auth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store a token obtained elsewhere (a developer token), after checking it works.",
             discussion: """
+                For a token you already hold, or one a service still issues (Yinxiang, an \
+                EDAM-compatible host): Evernote issues no new developer tokens since July 2026.
+
                 Examples:
-                  ENLOG_TOKEN=S=s1:... enlog auth token --service sandbox
+                  ENLOG_TOKEN=S=s1:... enlog auth token --service yinxiang
                   enlog auth token --service evernote --token "$(pass evernote/token)"
                 """)
         @OptionGroup var global: GlobalOptions
@@ -131,7 +156,10 @@ struct Auth: AsyncParsableCommand {
     }
 }
 
-extension ServiceKind: ExpressibleByArgument {}
+extension ServiceKind: ExpressibleByArgument {
+    /// Help and completions offer only services that exist; `sandbox` still parses, to say it is gone.
+    public static var allValueStrings: [String] { allCases.filter { $0 != .sandbox }.map(\.rawValue) }
+}
 
 /// What the auth commands share: where credentials live, and checking them before storing.
 enum Account {
@@ -150,6 +178,17 @@ enum Account {
         try store.save(account.credentials)
         let who = account.credentials.userName ?? account.credentials.userId.map { "user \($0)" } ?? "your account"
         try Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(TerminalText.escaped(store.path))")
+        // A new sign-in starts afresh: a rate-limit wait imposed on the old one is not kept.
+        do {
+            let outbox = try OutboxStore(path: config.string(.database)!, access: .change)
+            if let until = try await outbox.liftRateLimitHold() {
+                try Terminal.standardOutput("the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: until))) is lifted")
+            }
+        } catch OutboxError.missing(_) {
+            // No outbox yet: nothing waits.
+        } catch {
+            Terminal.standardError("enlog: warning: signed in, but the rate-limit wait could not be lifted: \(error)")
+        }
     }
 
     static func signedIn(_ config: Config) async throws -> EvernoteAccount {

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Digest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +33,8 @@ struct Digest: AsyncParsableCommand {
     @Flag(help: "Do not upload after writing.") var noSync = false
 
     func run() async throws {
-        let config = try global.loadConfig()
+        let context = try global.context()
+        let config = context.config
         let zone = TrackDay.timeZone(config: config)
         let day: TrackDay
         if let date {
@@ -32,9 +43,9 @@ struct Digest: AsyncParsableCommand {
         } else {
             day = TrackDay(containing: Date(), timeZone: zone).previous
         }
-        let outbox = try global.openOutbox(config)
+        let outbox = try context.outbox()
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
-        let digest = DayDigest(outbox: outbox, config: config, account: account, warn: { Terminal.standardError("enlog: warning: \($0)") })
+        let digest = context.digest(outbox: outbox, accountKey: account)
         switch try await digest.write(day) {
         case .alreadyThere(let id):
             Terminal.standardError("enlog: \(day.name) has its digest already: note \(id)")
@@ -50,7 +61,7 @@ struct Digest: AsyncParsableCommand {
                                                   : "enlog: note: no route map (\(mapProblem))")
             }
             if !noSync, let credentials = try? Account.credentialStore().loadIfPresent() {
-                let session = SyncSession(config: config, outbox: outbox, account: EvernoteAccount(credentials: credentials))
+                let session = SyncSession(context: context, outbox: outbox, account: EvernoteAccount(credentials: credentials))
                 if case .failed(let error) = await session.runOpportunistically(loggedNote: note.id!) {
                     Terminal.standardError("enlog: upload failed: \(error.reason); note \(note.id!) stays queued, run `enlog sync`")
                 }

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 /// `enlog history --format gpx|geojson|csv [--date DAY | --since … --until …]`: the history as a
 /// track file on standard output.
@@ -16,23 +26,13 @@ struct HistoryExport: ParsableArguments {
 
     func run(global: GlobalOptions, since: Date?) async throws {
         guard let format else { throw ValidationError("--date and --until go with --format gpx|geojson|csv") }
-        let config = try global.loadConfig()
+        let context = try global.context()
+        let config = context.config
         let zone = TrackDay.timeZone(config: config)
-        var start = since, end: Date?
-        if let date {
-            guard since == nil, until == nil else { throw ValidationError("--date is a whole day: leave out --since and --until") }
-            guard let day = TrackDay(date, timeZone: zone) else {
-                throw ValidationError("--date '\(date)' is not a date like 2026-11-22")
-            }
-            (start, end) = (day.start, day.end)
-        }
-        if let until {
-            guard let limit = OutboxJSON.parseDate(until, timeZone: zone) else {
-                throw ValidationError("--until '\(until)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
-            }
-            end = limit
-        }
-        let outbox = try global.openOutbox(config, for: .read)
+        if date != nil, since != nil { throw ValidationError("--date is a whole day: leave out --since and --until") }
+        let range = try DateRange.parse(since: nil, until: until, date: date, zone: zone)
+        let (start, end) = (range.from ?? since, range.to)
+        let outbox = try context.outbox(.read)
         let records = try await outbox.history(from: start ?? .distantPast, to: end ?? .distantFuture)
         let fixes = try records.map { try $0.fix() }
         try Terminal.standardOutput(bytes: Data(TrackWriter.write(fixes, as: format, name: date.map { "enlog \($0)" } ?? "enlog history").utf8))

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,11 +36,11 @@ struct Import: AsyncParsableCommand {
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func run() async throws {
-        let config = try global.loadConfig()
-        let outbox = try global.openOutbox(config)
+        let context = try global.context()
+        let outbox = try context.outbox()
         let account = notes ? (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } : nil
         let json = self.json
-        let summary = try await TrackImport(outbox: outbox).run(path: file, config: config, notes: notes, account: account) { outcome, _ in
+        let summary = try await TrackImport(outbox: outbox).run(path: file, context: context, notes: notes, accountKey: account?.accountKey) { outcome, _ in
             if !json { Terminal.standardError("enlog: logged note \(outcome.note.id ?? 0): \(outcome.note.title)") }
         }
         if json {

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,17 +46,17 @@ struct Log: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Take the last valid fix of an NMEA 0183 log (- reads standard input).", valueName: "file"))
     var nmea: String?
 
-    @Option(help: ArgumentHelp("gpsd address (default 127.0.0.1:2947).", valueName: "host:port"))
+    @Option(help: ArgumentHelp("gpsd address", overriding: .gpsd, valueName: "host:port"))
     var gpsd: String?
 
     // Kept as text: Config checks them against the same ranges as config.toml and ENLOG_*.
-    @Option(help: ArgumentHelp("Seconds to wait for a usable gpsd fix (default 30).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for a usable gpsd fix", overriding: .locationTimeout, valueName: "seconds"))
     var timeout: String?
 
-    @Option(help: ArgumentHelp("Oldest acceptable gpsd fix, seconds (default 15); for --photo, at the photo's time.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Oldest acceptable gpsd fix, seconds; for --photo, at the photo's time", overriding: .maxAge, valueName: "seconds"))
     var maxAge: String?
 
-    @Option(help: ArgumentHelp("Worst acceptable horizontal accuracy, metres (default 10).", valueName: "metres"))
+    @Option(help: ArgumentHelp("Worst acceptable horizontal accuracy, metres", overriding: .minAccuracy, valueName: "metres"))
     var minAccuracy: String?
 
     @Flag(help: "Do not look up the address now; it is filled in before upload.")
@@ -94,11 +104,12 @@ struct Log: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let config = try global.loadConfig(flags: [
+        let context = try global.context(flags: [
             .gpsd: ("--gpsd", gpsd), .locationTimeout: ("--timeout", timeout),
             .maxAge: ("--max-age", maxAge), .minAccuracy: ("--min-accuracy", minAccuracy),
             .template: ("--template", template), .geocodingEnabled: ("--no-geocode", noGeocode ? "false" : nil),
         ])
+        let config = context.config
         // Every input is read and checked before the location is taken and anything is stored.
         let files = try Attachments.load(attach)
         let sources: [(source: any LocationSource, files: [NoteResource])]
@@ -113,18 +124,13 @@ struct Log: AsyncParsableCommand {
         // The first location is taken before anything is opened, and its map started on another
         // core: drawing it (tiles read, decoded, the PNG encoded) overlaps readying the template
         // and the outbox, and rendering the note (see LocationLogger), which need no map yet.
-        let maps = MapRenderer(settings: MapSettings(config: config), warn: { Terminal.standardError("enlog: warning: \($0)") })
-        let mapBudget = MapSettings.logBudget(config: config)
         let firstFix = try await sources.first?.source.currentFix()
-        if let firstFix { maps.begin(firstFix, budget: mapBudget) }
-        let renderer = try NoteRenderer(config: config)
-        let outbox = try global.openOutbox(config)
-        let places = GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
+        if let firstFix { context.maps.begin(firstFix, budget: context.logMapBudget) }
+        _ = try context.noteRenderer()
+        let outbox = try context.outbox()
         // Offline and without a network call: the stored account, if any, owns the note.
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
-        let logger = LocationLogger(outbox: outbox, renderer: renderer, lookup: places,
-                                    lookupBudget: config.duration(.geocodingTimeout),
-                                    account: account, maps: maps, mapBudget: mapBudget)
+        let logger = try context.logger(outbox: outbox, accountKey: account)
         var outcomes: [LocationLogger.Outcome] = []
         for (index, (source, files)) in sources.enumerated() {
             let fix = if index == 0, let firstFix { firstFix } else { try await source.currentFix() }
@@ -137,7 +143,7 @@ struct Log: AsyncParsableCommand {
             // again would store them twice.
             throw StoredButNotPrinted(ids: outcomes.map { $0.note.id! }, error: error)
         }
-        if !noSync, let last = outcomes.last { await uploadOpportunistically(config: config, outbox: outbox, logged: last.note.id!) }
+        if !noSync, let last = outcomes.last { await uploadOpportunistically(context: context, outbox: outbox, logged: last.note.id!) }
     }
 
     private func report(_ outcomes: [LocationLogger.Outcome]) throws {
@@ -161,9 +167,9 @@ struct Log: AsyncParsableCommand {
     /// After the note is stored and reported: if signed in and the network is there, upload a few
     /// queued notes within a bounded time. Whatever happens, the logged note stays logged and
     /// `log` succeeds; the next `enlog sync` does the rest. What went wrong is one line on stderr.
-    private func uploadOpportunistically(config: Config, outbox: OutboxStore, logged: Int64) async {
+    private func uploadOpportunistically(context: RunContext, outbox: OutboxStore, logged: Int64) async {
         guard let credentials = try? Account.credentialStore().loadIfPresent() else { return }
-        let session = SyncSession(config: config, outbox: outbox, account: EvernoteAccount(credentials: credentials))
+        let session = SyncSession(context: context, outbox: outbox, account: EvernoteAccount(credentials: credentials))
         let queued = "note \(logged) stays queued, run `enlog sync`"
         switch await session.runOpportunistically(loggedNote: logged) {
         case .skipped:

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct MapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,19 +33,19 @@ struct MapCommand: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the PNG here.", valueName: "file.png"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Zoom level, 0–19 (default: map.zoom, 16).", valueName: "zoom"))
+    @Option(help: ArgumentHelp("Zoom level, 0–19", overriding: .mapZoom, valueName: "zoom"))
     var zoom: String?
 
-    @Option(help: ArgumentHelp("Width in pixels (default: map.width, 600).", valueName: "pixels"))
+    @Option(help: ArgumentHelp("Width in pixels", overriding: .mapWidth, valueName: "pixels"))
     var width: String?
 
-    @Option(help: ArgumentHelp("Height in pixels (default: map.height, 400).", valueName: "pixels"))
+    @Option(help: ArgumentHelp("Height in pixels", overriding: .mapHeight, valueName: "pixels"))
     var height: String?
 
-    @Option(help: ArgumentHelp("tiles or static (default: map.style).", valueName: "style"))
+    @Option(help: ArgumentHelp("tiles or static", overriding: .mapStyle, valueName: "style"))
     var style: String?
 
-    @Option(help: ArgumentHelp("Longest wait for the images (default: map.timeout, 10).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Longest wait for the images", overriding: .mapTimeout, valueName: "seconds"))
     var timeout: String?
 
     func validate() throws {
@@ -45,7 +55,7 @@ struct MapCommand: AsyncParsableCommand {
     func run() async throws {
         guard let at = position.at else { throw ValidationError("give the position with --at LAT,LON") }
         // Numbers stay text: Config checks them against the same ranges as config.toml and ENLOG_*.
-        let config = try global.loadConfig(flags: [
+        let context = try global.context(flags: [
             .mapZoom: ("--zoom", zoom), .mapWidth: ("--width", width), .mapHeight: ("--height", height),
             .mapStyle: ("--style", style), .mapTimeout: ("--timeout", timeout),
         ])
@@ -53,8 +63,7 @@ struct MapCommand: AsyncParsableCommand {
         if output == nil && isatty(STDOUT_FILENO) == 1 {
             throw ValidationError("refusing to write a PNG to a terminal: give -o FILE.png or redirect the output")
         }
-        let renderer = MapRenderer(settings: MapSettings(config: config),
-                                   warn: { Terminal.standardError("enlog: warning: \($0)") })
+        let renderer = context.maps
         let image = try await renderer.render(latitude: position.latitude, longitude: position.longitude,
                                               accuracy: position.horizontalAccuracy)
         await renderer.finishCaching()

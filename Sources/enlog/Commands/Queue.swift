@@ -1,13 +1,24 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Queue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Inspect and manage the notes waiting in the outbox.",
         discussion: """
             Notes move through pending, sending and synced, or failed (retried later) and parked \
-            (kept, not retried).
+            (kept, not retried); or exported: written to an ENEX file by `enlog export --new`, \
+            which sync leaves alone.
 
             Examples:
               enlog queue list --state failed    failed notes, with their last error
@@ -36,16 +47,18 @@ struct Queue: AsyncParsableCommand {
         var state: OutboxNote.State?
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .read)
+            let outbox = try global.context().outbox(.read)
             let notes = if let state { try await outbox.notes(state: state) } else { try await outbox.allNotes() }
             let mapsPending = try await outbox.noteIdsWithPendingMaps()
+            let exports = try await outbox.exportRecords()
             if json {
-                try Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending))
+                try Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending, exports: exports))
             } else if notes.isEmpty {
                 Terminal.standardError("the outbox is empty" + (state.map { " of \($0.rawValue) notes" } ?? ""))
             } else {
                 for note in notes {
-                    try Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false))
+                    try Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false,
+                                                                export: note.id.flatMap { exports[$0] }))
                 }
             }
         }
@@ -72,7 +85,7 @@ struct Queue: AsyncParsableCommand {
         var resource: String?
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .read)
+            let outbox = try global.context().outbox(.read)
             let note = try await outbox.note(id: id)
             let resources = try await outbox.resources(of: id)
             if let resource {
@@ -88,7 +101,8 @@ struct Queue: AsyncParsableCommand {
             }
             if json {
                 let pending = try await outbox.pendingMap(of: id) != nil
-                try Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending))
+                try Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending,
+                                                                             export: try await outbox.exportRecord(of: id)))
             } else {
                 try Terminal.standardOutput(note.content)
                 for resource in resources { Terminal.standardError(OutboxJSON.line(resource)) }
@@ -99,11 +113,13 @@ struct Queue: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Put a failed, parked or stuck note back in line for upload.",
+            abstract: "Put a failed, parked, exported or stuck note back in line for upload.",
             discussion: """
                 A note left `sending` by a sync that died or timed out is looked up in Evernote by \
                 the next sync before it is created, so it is never uploaded twice. Refused (exit 75) \
-                while a sync is running.
+                while a sync is running. Also lifts the wait a rate limit from Evernote imposed. \
+                An exported note is for when its ENEX file was never imported: the next sync still \
+                looks for it first, in every notebook, by its enlog.id.
 
                 Examples:
                   enlog queue retry 3 && enlog sync
@@ -112,10 +128,15 @@ struct Queue: AsyncParsableCommand {
         @Argument(help: "Note id.") var id: Int64
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .change)
+            let outbox = try global.context().outbox(.change)
             let result = try await SendingNoteRecovery.retry(id, outbox: outbox)
+            // Asking for a retry is asking not to wait: Evernote's rate limit, if it still holds,
+            // is met again by the next sync, which then waits anew.
+            let lifted = try await outbox.liftRateLimitHold()
             try Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
-                + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : ""))
+                + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : "")
+                + (result.wasExported ? "; the next sync first looks for it in Evernote, in case its ENEX file was imported" : "")
+                + (lifted.map { "; the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: $0))) is lifted" } ?? ""))
         }
     }
 
@@ -134,7 +155,7 @@ struct Queue: AsyncParsableCommand {
         @Flag(name: .shortAndLong, help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
-            let outbox = try global.openOutbox(try global.loadConfig(), for: .change)
+            let outbox = try global.context().outbox(.change)
             let note = try await outbox.note(id: id)
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
@@ -180,17 +201,12 @@ struct History: AsyncParsableCommand {
     @OptionGroup var export: HistoryExport
 
     func run() async throws {
-        let start = try since.map { text -> Date in
-            guard let date = OutboxJSON.parseDate(text) else {
-                throw ValidationError("--since '\(text)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
-            }
-            return date
-        }
+        let start = try since.map { try DateRange.point($0, flag: "--since", zone: .current) }
         if export.isRequested {
             if json { throw ValidationError("--json and --format are two outputs: choose one") }
             return try await export.run(global: global, since: start)
         }
-        let fixes = try await global.openOutbox(try global.loadConfig(), for: .read).history(since: start, notedOnly: !track)
+        let fixes = try await global.context().outbox(.read).history(since: start, notedOnly: !track)
         if json {
             try Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {

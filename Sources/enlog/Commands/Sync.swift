@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,14 +43,15 @@ struct Sync: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let config = try global.loadConfig()
-        let outbox = try global.openOutbox(config)
+        let context = try global.context()
+        let config = context.config
+        let outbox = try context.outbox()
         // Progress only on a terminal; -q wins over -v.
         let printer = SyncProgressPrinter(terminal: !quiet && SyncProgressPrinter.drawsProgress(), verbose: verbose && !quiet,
                                           write: { StandardError.write($0) })
         let outcome: SyncSession.Outcome
         do {
-            outcome = try await SyncSession(config: config, outbox: outbox, account: try await Account.signedIn(config))
+            outcome = try await SyncSession(context: context, outbox: outbox, account: try await Account.signedIn(config))
                 .run(maxNotes: max, dryRun: dryRun, observer: { printer.handle($0) })
         } catch {
             printer.finish()
@@ -127,7 +138,7 @@ enum SyncReport {
             case .noUplink: return "no uplink (a route exists, no probe answered); \(left) (run `enlog sync` later)"
             case .rateLimited:
                 let until = summary.notBefore.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-                return "Evernote asked to slow down\(until); \(left)"
+                return "Evernote asked to slow down\(until)\(why); \(left)"
             default:
                 if summary.failure == nil, summary.addressLookupsFailed > 0, let waiting = addressWait(summary) { return waiting }
                 if summary.failure == nil, summary.mapsFailed > 0, let maps = mapReport(summary) {

@@ -1,5 +1,15 @@
 import ArgumentParser
-import ENLogKit
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,16 @@
 import ArgumentParser
-import ENLogKit
 import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,16 +31,16 @@ struct Watch: AsyncParsableCommand {
             help: ArgumentHelp("Replay an NMEA 0183 log through the same decision at once, then exit.", valueName: "file"))
     var nmea: String?
 
-    @Option(help: ArgumentHelp("gpsd address (default 127.0.0.1:2947).", valueName: "host:port"))
+    @Option(help: ArgumentHelp("gpsd address", overriding: .gpsd, valueName: "host:port"))
     var gpsd: String?
 
-    @Option(help: ArgumentHelp("Metres moved before another note (default 200).", valueName: "metres"))
+    @Option(help: ArgumentHelp("Metres moved before another note", overriding: .watchMinDistance, valueName: "metres"))
     var minDistance: String?
 
-    @Option(help: ArgumentHelp("Seconds between notes at least (default 300).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds between notes at least", overriding: .watchMinInterval, valueName: "seconds"))
     var minInterval: String?
 
-    @Option(help: ArgumentHelp("Log a note after this many seconds even when still (default: never).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Log a note after this many seconds even when still", overriding: .watchMaxInterval, valueName: "seconds"))
     var maxInterval: String?
 
     @Flag(help: "One JSON object per event on stderr.") var json = false
@@ -43,8 +53,9 @@ struct Watch: AsyncParsableCommand {
             .watchMinInterval: ("--min-interval", minInterval), .watchMaxInterval: ("--max-interval", maxInterval),
         ]
         let global = self.global
-        let config = try global.loadConfig(flags: flags)
-        let outbox = try global.openOutbox(config)
+        let context = try global.context(flags: flags)
+        let config = context.config
+        let outbox = try context.outbox()
         let lock = try WatchLock(databasePath: config.string(Setting.database)!)
         defer { lock.release() }
         let json = self.json, verbose = self.verbose
@@ -56,7 +67,7 @@ struct Watch: AsyncParsableCommand {
                 Terminal.standardError(json ? report.json : report.line)
             }))
         if let nmea {
-            let summary = try await watcher.replay(nmea: nmea, config: config)
+            let summary = try await watcher.replay(nmea: nmea, context: context)
             let line = "replayed \(summary.fixes) fixes (\(summary.accepted) accepted): \(summary.notes) notes logged, \(summary.track) track fixes kept"
             Terminal.standardError(json ? WatchReport(.event, "replayed", line, ["fixes": .int(summary.fixes),
                                                       "accepted": .int(summary.accepted), "notes": .int(summary.notes),
@@ -64,6 +75,6 @@ struct Watch: AsyncParsableCommand {
                                         : "enlog: " + line)
             return
         }
-        try await watcher.run(config: config)
+        try await watcher.run(context: context)
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+
+/// A signed-in account: its credentials and the Thrift clients that use them.
+public struct EvernoteAccount: Sendable {
+    public private(set) var credentials: Credentials
+    public let http: HTTPClient
+
+    public init(credentials: Credentials, http: HTTPClient = HTTPClient()) {
+        self.credentials = credentials
+        self.http = http
+    }
+
+    public var userStore: UserStoreClient {
+        UserStoreClient(transport: ThriftHTTPTransport(url: credentials.userStoreUrl, client: http),
+                        authenticationToken: credentials.token)
+    }
+
+    public func noteStore() throws -> NoteStoreClient {
+        guard let url = credentials.noteStoreUrl else { throw AuthError.credentialsMissing(path: "the NoteStore URL") }
+        return NoteStoreClient(transport: ThriftHTTPTransport(url: url, client: http), authenticationToken: credentials.token)
+    }
+
+    /// The stored account, its OAuth 2.0 token refreshed first when it is about to expire (and
+    /// the refreshed credentials saved).
+    public static func signedIn(store: CredentialStore, flow: AuthFlow) async throws -> EvernoteAccount {
+        let stored = try store.load()
+        let current = try await flow.refreshIfNeeded(stored)
+        if current != stored { try store.save(current) }
+        return EvernoteAccount(credentials: current, http: flow.transport as? HTTPClient ?? HTTPClient())
+    }
+
+    /// Checks fresh credentials against the service before they are stored: the client version is
+    /// accepted, the token works (`getUser`), and the NoteStore URL is known (`getUserUrls`).
+    public func verified(clientName: String = "enlog/\(ENLogVersion.current); Linux") async throws -> EvernoteAccount {
+        let users = userStore
+        guard try await users.checkVersion(clientName: clientName) else { throw AuthError.clientTooOld }
+        let user = try await users.getUser()
+        var checked = credentials
+        checked.userName = user.username ?? checked.userName
+        if let id = user.id { checked.userId = Int(id) }
+        if checked.shard == nil { checked.shard = user.shardId }
+        if checked.noteStoreUrl == nil {
+            checked.noteStoreUrl = try await users.getUserUrls().noteStoreUrl
+        }
+        return EvernoteAccount(credentials: checked, http: http)
+    }
+
+    /// Which account a queued note belongs to: service, host and user, never the token.
+    public var accountKey: String {
+        "\(credentials.service.rawValue):\(credentials.host):\(credentials.userId.map(String.init) ?? credentials.userName ?? "?")"
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Support
+import Configuration
+import Network
+
+/// Decides whether a fix is fresh and precise enough to log.
+///
+/// The ancestor iOS app's rule (age ≤ 15 s, accuracy ≤ 10 m) with its bugs fixed: the age is
+/// compared as a `Double` (the original truncated it with integer `abs`, so 15.9 s passed), a
+/// fix from the future is not mistaken for a fresh one, and an unknown or negative accuracy
+/// (CoreLocation's "invalid") is rejected whenever an accuracy limit is set.
+public struct QualityFilter: Sendable, Equatable {
+    public enum Rejection: Sendable, Equatable, CustomStringConvertible {
+        case tooOld(age: TimeInterval, limit: TimeInterval)
+        case fromTheFuture(ahead: TimeInterval, tolerance: TimeInterval)
+        case accuracyUnknown(limit: Double)
+        case tooInaccurate(accuracy: Double, limit: Double)
+
+        public var description: String {
+            switch self {
+            case let .tooOld(age, limit):
+                return String(format: "fix is %.1f s old, limit %.1f s", age, limit)
+            case let .fromTheFuture(ahead, tolerance):
+                return String(format: "fix is %.1f s in the future (clock skew tolerance %.1f s)", ahead, tolerance)
+            case let .accuracyUnknown(limit):
+                return String(format: "fix has no valid accuracy estimate, limit %.1f m", limit)
+            case let .tooInaccurate(accuracy, limit):
+                return String(format: "accuracy %.1f m is worse than the %.1f m limit", accuracy, limit)
+            }
+        }
+    }
+
+    /// Oldest acceptable fix in seconds; `nil` accepts any age (e.g. replaying an old log).
+    public var maxAge: TimeInterval?
+    /// Largest acceptable horizontal uncertainty in metres (the accuracy the fix must at least
+    /// have); `nil` accepts any accuracy, including none.
+    public var minAccuracy: Double?
+    /// How far ahead of the local clock a fix may be stamped before it is refused: receivers
+    /// and hosts disagree by a little, but a fix minutes ahead means a wrong clock somewhere.
+    public var futureTolerance: TimeInterval
+
+    public static let defaultMaxAge: TimeInterval = 15
+    public static let defaultMinAccuracy: Double = 10
+    public static let defaultFutureTolerance: TimeInterval = 2
+
+    public init(
+        maxAge: TimeInterval? = QualityFilter.defaultMaxAge,
+        minAccuracy: Double? = QualityFilter.defaultMinAccuracy,
+        futureTolerance: TimeInterval = QualityFilter.defaultFutureTolerance
+    ) {
+        self.maxAge = maxAge
+        self.minAccuracy = minAccuracy
+        self.futureTolerance = futureTolerance
+    }
+
+    /// Accepts everything: for manual locations, where the user vouches for the position.
+    public static let acceptAll = QualityFilter(maxAge: nil, minAccuracy: nil, futureTolerance: .infinity)
+
+    /// Why `fix` is not acceptable at `now`, or `nil` when it is.
+    public func rejection(of fix: Fix, now: Date = Date()) -> Rejection? {
+        let age = now.timeIntervalSince(fix.timestamp)
+        if -age > futureTolerance {
+            return .fromTheFuture(ahead: -age, tolerance: futureTolerance)
+        }
+        if let maxAge, age > maxAge {
+            return .tooOld(age: age, limit: maxAge)
+        }
+        if let limit = minAccuracy {
+            guard let accuracy = fix.horizontalAccuracy, accuracy >= 0 else {
+                return .accuracyUnknown(limit: limit)
+            }
+            if accuracy > limit {
+                return .tooInaccurate(accuracy: accuracy, limit: limit)
+            }
+        }
+        return nil
+    }
+
+    public func accepts(_ fix: Fix, now: Date = Date()) -> Bool {
+        rejection(of: fix, now: now) == nil
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+
+/// A document to validate: a file, or standard input (`-` on the command line).
+public enum ENMLSource: Sendable, Equatable {
+    case file(String)
+    /// A file found in a directory whose name is not UTF-8 (a Latin-1 name from an old archive):
+    /// kept as the bytes the file system gave, so it can still be opened.
+    case undecodableFile([UInt8])
+    case standardInput
+
+    /// The path as a terminal can show it: control characters and bytes that are not UTF-8 are
+    /// written as `\xNN`, so a name cannot move the cursor, clear the screen or forge a line.
+    public var displayName: String {
+        switch self {
+        case .file(let path): return TerminalText.escaped(path)
+        case .undecodableFile(let bytes): return TerminalText.escaped(bytes)
+        case .standardInput: return "<stdin>"
+        }
+    }
+
+    /// The path for a JSON consumer, whose strings carry any Unicode text unharmed.
+    public var jsonName: String {
+        switch self {
+        case .file(let path): return path
+        case .undecodableFile, .standardInput: return displayName
+        }
+    }
+}
+
+/// Why a path given on the command line yielded no document.
+public struct ENMLInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public var description: String { "\(TerminalText.escaped(path)): error: \(reason)" }
+}
+
+/// The outcome for one source: its report, or the reason it could not be read.
+public struct ENMLFileResult: Sendable, Equatable {
+    public var source: ENMLSource
+    public var outcome: Result<ENMLReport, ENMLInputError>
+
+    /// The path as printed on a terminal (escaped).
+    public var path: String { source.displayName }
+    public var isValid: Bool { (try? outcome.get())?.isValid ?? false }
+}
+
+/// Validates many documents at once on every core, one document per worker at a time, so memory
+/// stays bounded by the few documents in flight rather than by the number of files.
+public struct ENMLBatchValidator: Sendable {
+    public static let fileExtension = "enml"
+    private let validator: ENMLValidator
+
+    public init(validator: ENMLValidator = ENMLValidator()) {
+        self.validator = validator
+    }
+
+    /// Turns command-line paths into sources: `-` is standard input, a directory stands for every
+    /// `*.enml` below it (sorted), anything else is a file. Paths that name nothing are kept as errors.
+    public static func sources(for paths: [String]) -> [Result<ENMLSource, ENMLInputError>] {
+        paths.flatMap { path -> [Result<ENMLSource, ENMLInputError>] in
+            if path == "-" { return [.success(.standardInput)] }
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                return [.failure(ENMLInputError(path: path, reason: String(cString: strerror(errno))))]
+            }
+            guard (status.st_mode & S_IFMT) == S_IFDIR else { return [.success(.file(path))] }
+            let files = notes(under: Array(path.utf8))
+            if files.isEmpty {
+                return [.failure(ENMLInputError(path: path, reason: "directory holds no *.\(fileExtension) files"))]
+            }
+            return files.map { bytes in
+                let source = String(validating: bytes, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(bytes)
+                // A FIFO or device that happens to be named *.enml is no note: reading it could
+                // wait for a writer or never end, and the other files are not to wait for it.
+                if let kind = FileBytes.specialFileKind(pathBytes: bytes) {
+                    return .failure(ENMLInputError(path: source.jsonName, reason: "not a regular file (\(kind)); skipped"))
+                }
+                return .success(source)
+            }
+        }
+    }
+
+    /// Every `*.enml` file below `directory`, sorted, as the file system spells the names: a walk
+    /// over bytes, since a name that is not UTF-8 has no String that opens it again.
+    /// Symbolic links to directories are not followed (no cycles); links to files are kept.
+    private static func notes(under directory: [UInt8]) -> [[UInt8]] {
+        let suffix = Array(".\(fileExtension)".utf8)
+        var found: [[UInt8]] = []
+        var pending = [directory.last == UInt8(ascii: "/") ? directory : directory + [UInt8(ascii: "/")]]
+        while let folder = pending.popLast() {
+            guard let stream = (folder + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else { continue }
+            defer { closedir(stream) }
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+                if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+                let path = folder + name
+                var status = stat()
+                guard (path + [0]).withUnsafeBufferPointer({ lstat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &status) }) == 0 else { continue }
+                if (status.st_mode & S_IFMT) == S_IFDIR {
+                    pending.append(path + [UInt8(ascii: "/")])
+                } else if name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) {
+                    found.append(path)
+                }
+            }
+        }
+        return found.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// Validates what command-line paths name, in their order; paths naming nothing keep their error.
+    public func validate(paths: [String]) -> [ENMLFileResult] {
+        let resolved = Self.sources(for: paths)
+        let readable = resolved.compactMap { try? $0.get() }
+        var validated = validate(readable).makeIterator()
+        return resolved.map { resolution in
+            switch resolution {
+            case .success: return validated.next()!
+            case .failure(let error): return ENMLFileResult(source: .file(error.path), outcome: .failure(error))
+            }
+        }
+    }
+
+    /// Validates every source; results come back in the order given.
+    public func validate(_ sources: [ENMLSource]) -> [ENMLFileResult] {
+        // Standard input can be read only once, and only from here.
+        let stdinData = sources.contains(.standardInput)
+            ? Result { () throws(FileBytes.ReadError) in try FileBytes.readStandardInput(limit: .enmlNote) }
+                .mapError { ENMLInputError(path: ENMLSource.standardInput.displayName, reason: $0.reason) }
+            : .success([])
+        let results = UnsafeMutableBufferPointer<ENMLFileResult?>.allocate(capacity: sources.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let slots = SendableSlots(results)
+        DispatchQueue.concurrentPerform(iterations: sources.count) { index in
+            let source = sources[index]
+            let outcome: Result<ENMLReport, ENMLInputError>
+            switch source {
+            case .standardInput:
+                outcome = stdinData.map { bytes in bytes.withUnsafeBufferPointer { validator.validate(bytes: $0) } }
+            case .file(let path):
+                outcome = Self.validateFile(at: Array(path.utf8), shownAs: path, with: validator)
+            case .undecodableFile(let bytes):
+                outcome = Self.validateFile(at: bytes, shownAs: source.displayName, with: validator)
+            }
+            slots.buffer[index] = ENMLFileResult(source: source, outcome: outcome)
+        }
+        return results.map { $0! }
+    }
+}
+
+extension ENMLBatchValidator {
+    fileprivate static func validateFile(at path: [UInt8], shownAs name: String, with validator: ENMLValidator) -> Result<ENMLReport, ENMLInputError> {
+        Result { () throws(FileBytes.ReadError) in try FileBytes.read(pathBytes: path, limit: .enmlNote).bytes }
+            .mapError { ENMLInputError(path: name, reason: $0.reason) }
+            .map { bytes in bytes.withUnsafeBufferPointer { validator.validate(bytes: $0) } }
+    }
+}
+
+/// `@unchecked`: distinct workers write distinct slots of one buffer; no two touch the same index.
+private struct SendableSlots: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<ENMLFileResult?>
+    init(_ buffer: UnsafeMutableBufferPointer<ENMLFileResult?>) { self.buffer = buffer }
+}

@@ -1,0 +1,59 @@
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+/// One problem found in an ENML document, positioned like a compiler diagnostic.
+public struct ENMLDiagnostic: Sendable, Equatable, Codable {
+    public enum Severity: String, Sendable, Codable {
+        case error
+        case warning
+    }
+
+    /// Stable identifiers for each kind of problem, usable by scripts (`--json`) and tests.
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        /// The document is not well-formed XML (libxml2 parser error).
+        case xmlSyntax = "xml-syntax"
+        /// The document breaks the ENML 2 DTD (libxml2 validity error).
+        case dtdValidity = "dtd-validity"
+        case missingDoctype = "missing-doctype"
+        case wrongDoctype = "wrong-doctype"
+        case internalSubset = "internal-subset"
+        case invalidUTF8 = "invalid-utf8"
+        case notUTF8Encoding = "encoding"
+        case controlCharacter = "control-character"
+        case contentTooLong = "content-too-long"
+        case prohibitedAttribute = "prohibited-attribute"
+        case unsafeURL = "unsafe-url"
+        case malformedURL = "malformed-url"
+        case mediaHash = "media-hash"
+        case mediaType = "media-type"
+    }
+
+    public var severity: Severity
+    public var line: Int
+    /// 1-based character column; 0 where libxml2 gives no column.
+    public var column: Int
+    public var code: Code
+    public var message: String
+
+    public init(severity: Severity = .error, line: Int, column: Int, code: Code, message: String) {
+        self.severity = severity
+        self.line = line
+        self.column = column
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The verdict on one document.
+public struct ENMLReport: Sendable, Equatable {
+    public var diagnostics: [ENMLDiagnostic]
+
+    public init(diagnostics: [ENMLDiagnostic]) {
+        self.diagnostics = diagnostics
+    }
+
+    public var isValid: Bool { !diagnostics.contains { $0.severity == .error } }
+    public var errors: [ENMLDiagnostic] { diagnostics.filter { $0.severity == .error } }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+
+/// The place a fix is at, as a geocoder described it; nil fields are unknown.
+public struct Place: Sendable, Equatable, Codable {
+    /// Short form used in titles and links, e.g. "Tokyo, Chiyoda, Marunouchi".
+    public var address: String
+    /// The geocoder's full description, kept in the note body.
+    public var displayName: String?
+
+    public init(address: String, displayName: String? = nil) {
+        self.address = address
+        self.displayName = displayName
+    }
+}
+
+/// How notes look and where they go: everything the renderer takes from configuration.
+public struct NoteStyle: Sendable {
+    public enum MapProvider: String, Sendable {
+        case openstreetmap, google
+    }
+
+    public var timeZone: TimeZone
+    public var map: MapProvider
+    /// Image URL with `{lat}`, `{lon}` and `{key}` placeholders; nil means no image.
+    public var staticMapURL: String?
+    public var staticMapKey: String?
+    public var notebook: String?
+    public var tags: [String]
+    public var setsPlaceName: Bool
+
+    public init(timeZone: TimeZone = .current, map: MapProvider = .openstreetmap, staticMapURL: String? = nil,
+                staticMapKey: String? = nil, notebook: String? = nil, tags: [String] = ["LocationHistory"], setsPlaceName: Bool = false) {
+        self.timeZone = timeZone
+        self.map = map
+        self.staticMapURL = staticMapURL
+        self.staticMapKey = staticMapKey
+        self.notebook = notebook
+        self.tags = tags
+        self.setsPlaceName = setsPlaceName
+    }
+
+    public init(config: Config) {
+        self.init(
+            timeZone: config.string(.timeZone).flatMap(TimeZone.init(identifier:)) ?? .current,
+            map: config.string(.map).flatMap(MapProvider.init(rawValue:)) ?? .openstreetmap,
+            staticMapURL: config.string(.staticMapURL),
+            staticMapKey: config.string(.staticMapKey),
+            notebook: config.string(.notebook),
+            tags: config.list(.tags),
+            setsPlaceName: config.boolean(.placeName))
+    }
+}
+
+/// Turns a fix (and its place, when known) into a note ready for the outbox: the template
+/// rendered, the title checked against Evernote's rules, the ENML validated.
+public struct NoteRenderer: Sendable {
+    public static let sourceApplication = "enlog"
+    /// EDAM_NOTE_TITLE_LEN_MAX, EDAM_TAG_NAME_LEN_MAX, EDAM_NOTEBOOK_NAME_LEN_MAX.
+
+    public let template: NoteTemplate
+    public let style: NoteStyle
+    private let validator: ENMLValidator
+
+    /// The configured template and style (`note.*` settings).
+    public init(config: Config) throws(NoteError) {
+        self.init(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
+                  style: NoteStyle(config: config))
+    }
+
+    public init(template: NoteTemplate = .builtIn, style: NoteStyle = NoteStyle(), validator: ENMLValidator = ENMLValidator()) {
+        self.template = template
+        self.style = style
+        self.validator = validator
+    }
+
+    /// - Parameters:
+    ///   - map: the map image the note carries, shown by `{{#map}}…{{hash}}…{{/map}}`.
+    ///   - entry: the user's words and files (`{{#message}}`, `{{#attachments}}`).
+    public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased(),
+                       map: MapReference? = nil, entry: DiaryEntry = DiaryEntry()) throws(NoteError) -> NoteDraft {
+        let place = place.map { Place(address: ENMLCharacters.cleaned($0.address), displayName: $0.displayName.map(ENMLCharacters.cleaned)) }
+        for tag in style.tags where !NoteNames.isEdgeTrimmedName(tag, maxLength: NoteNames.tagLength) || tag.contains(",") {
+            throw .invalidTitle("tag '\(tag)' must be 1 to 100 characters, without commas or leading/trailing spaces")
+        }
+        if let notebook = style.notebook, !NoteNames.isEdgeTrimmedName(notebook, maxLength: NoteNames.notebookLength) {
+            throw .invalidTitle("notebook name '\(notebook)' must be 1 to 100 characters, without leading/trailing spaces")
+        }
+        var context = self.context(fix: fix, place: place)
+        if let map { context["map"] = ["hash": map.hash, "width": map.width, "height": map.height] as [String: Any] }
+        context.merge(entry.templateValues) { $1 }
+        let title = try Self.checkedTitle(template.title.render(context))
+        let content = template.content.render(context)
+        let report = validator.validate(content)
+        if let first = report.errors.first {
+            throw .invalidENML(first, count: report.errors.count)
+        }
+        var draft = NoteDraft(uid: uid, title: title, content: content, notebookName: style.notebook, tags: style.tags,
+                         placeName: style.setsPlaceName ? place.map { String($0.address.prefix(4096)) } : nil,
+                         subjectDate: fix.timestamp, source: Self.sourceApplication,
+                         sourceApplication: Self.sourceApplication, addressPending: place == nil)
+        draft.place = place
+        draft.message = entry.message
+        return draft
+    }
+
+    /// The values a template can use; absent ones are left out so `{{#x}}` sections skip them.
+    /// Text from outside (the geocoder's answer, settings) arrives cleaned of what a note cannot carry.
+    func context(fix: Fix, place: Place?) -> [String: Any] {
+        uncleanedContext(fix: fix, place: place).mapValues { value in
+            (value as? String).map(ENMLCharacters.cleaned) ?? value
+        }
+    }
+
+    private func uncleanedContext(fix: Fix, place: Place?) -> [String: Any] {
+        let latitude = Self.coordinate(fix.latitude), longitude = Self.coordinate(fix.longitude)
+        var context: [String: Any] = [
+            "latitude": latitude,
+            "longitude": longitude,
+            "coordinates": "\(latitude),\(longitude)",
+            "time": format(fix.timestamp, "yyyy/MM/dd HH:mm:ss"),
+            "timeWithZone": format(fix.timestamp, "yyyy/MM/dd HH:mm:ss xxx") + " (\(style.timeZone.identifier))",
+            "timeISO8601": format(fix.timestamp, "yyyy-MM-dd'T'HH:mm:ssxxx"),
+            "timeZone": style.timeZone.identifier,
+            "mapURL": mapURL(latitude: latitude, longitude: longitude),
+            "source": Self.describe(fix.source),
+            "addressPending": place == nil,
+        ]
+        if let place {
+            context["address"] = place.address
+            if let displayName = place.displayName, displayName != place.address { context["displayName"] = displayName }
+        }
+        if let accuracy = fix.horizontalAccuracy { context["accuracy"] = Self.decimal(accuracy) }
+        if let altitude = fix.altitude { context["altitude"] = Self.decimal(altitude) }
+        if let speed = fix.speed { context["speed"] = Self.decimal(speed) }
+        if let staticMap = style.staticMapURL, !staticMap.isEmpty {
+            context["staticMapURL"] = StaticMapURL.expand(staticMap, latitude: latitude, longitude: longitude,
+                                                          key: style.staticMapKey)
+        }
+        return context
+    }
+
+    /// Fixed pattern, POSIX locale, Gregorian calendar and an explicit zone: `yyyy`, never the
+    /// week-year `YYYY` the original app used (2013-12-30 printed as 2014).
+    private func format(_ date: Date, _ pattern: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.calendar = Calendar(identifier: .gregorian)
+        formatter.timeZone = style.timeZone
+        formatter.dateFormat = pattern
+        return formatter.string(from: date)
+    }
+
+    private func mapURL(latitude: String, longitude: String) -> String {
+        switch style.map {
+        case .openstreetmap:
+            return "https://www.openstreetmap.org/?mlat=\(latitude)&mlon=\(longitude)#map=17/\(latitude)/\(longitude)"
+        case .google:
+            return "https://www.google.com/maps/search/?api=1&query=\(latitude)%2C\(longitude)"
+        }
+    }
+
+    /// A title as EDAM_NOTE_TITLE_REGEX wants it: one line (controls and line or paragraph
+    /// separators become spaces), no separator at either end, at most 255 characters (an overlong
+    /// address is cut, marked with an ellipsis). Format characters stay: ZWJ holds 👨‍👩‍👧 together,
+    /// ZWNJ spells Persian, variation selectors pick emoji; the rule forbids none of them.
+    package static func checkedTitle(_ rendered: String) throws(NoteError) -> String {
+        let oneLine = String(String.UnicodeScalarView(rendered.unicodeScalars.map { scalar in
+            NoteNames.breaksLine(scalar) ? " " : scalar
+        }))
+        var title = NoteNames.trimmingSeparators(oneLine.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "))
+        if title.utf16.count > NoteNames.titleLength {
+            // Whole characters only: a cut never splits an emoji sequence or a letter from its marks.
+            while title.utf16.count > NoteNames.titleLength - 1 { title.removeLast() }
+            title = NoteNames.trimmingSeparators(title) + "…"
+        }
+        guard !title.isEmpty else { throw .invalidTitle("it is empty") }
+        return title
+    }
+
+    /// Six decimals; a value that rounds to zero is "0.000000", never "-0.000000".
+    package static func coordinate(_ value: Double) -> String { unsigned(zero: String(format: "%.6f", value)) }
+
+    package static func decimal(_ value: Double) -> String {
+        let text = unsigned(zero: String(format: "%.1f", value))
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
+    /// printf keeps the sign of a negative number that rounds to zero ("-0.000000").
+    private static func unsigned(zero text: String) -> String {
+        text.hasPrefix("-") && text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) ? String(text.dropFirst()) : text
+    }
+
+    private static func describe(_ source: Fix.Source) -> String {
+        switch source {
+        case .gpsd: return "GPS (gpsd)"
+        case .manual: return "entered by hand"
+        case .nmea: return "NMEA log"
+        case .gpx: return "GPX track"
+        case .photo: return "photo (EXIF GPS)"
+        }
+    }
+}
+
+/// A map image as a template refers to it: `<en-media type="image/png" hash="{{hash}}"/>`.
+public struct MapReference: Sendable, Equatable {
+    /// MD5 of the PNG, 32 lowercase hex digits.
+    public var hash: String
+    public var width: Int
+    public var height: Int
+
+    public init(hash: String, width: Int, height: Int) {
+        self.hash = hash
+        self.width = width
+        self.height = height
+    }
+
+    public init(_ image: MapImage) {
+        self.init(hash: image.md5, width: image.width, height: image.height)
+    }
+
+    public init(_ resource: NoteResource) {
+        self.init(hash: resource.hash, width: resource.width ?? 0, height: resource.height ?? 0)
+    }
+
+    /// What a map drawn with `settings` will look like to the template, before it is drawn: its
+    /// size, and a random hash of the real one's form that no template or text contains.
+    public static func standIn(for settings: MapSettings) -> MapReference {
+        MapReference(hash: UUID().uuidString.lowercased().filter { $0 != "-" }, width: settings.width, height: settings.height)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Mustache
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+
+public enum NoteError: ENLogError, Equatable {
+    case templateNotFound(String)
+    case templateUnreadable(path: String, reason: String)
+    case templateSyntax(path: String, message: String)
+    /// The rendered ENML breaks a rule; carries the validator's first complaint.
+    case invalidENML(ENMLDiagnostic, count: Int)
+    case invalidTitle(String)
+
+    public var reason: String {
+        switch self {
+        case .templateNotFound(let path):
+            return "template not found: \(path) (a template is a directory holding title.mustache and content.mustache)"
+        case .templateUnreadable(let path, let reason):
+            return "cannot read template \(path): \(reason)"
+        case .templateSyntax(let path, let message):
+            return "template \(path): \(message)"
+        case .invalidENML(let diagnostic, let count):
+            let more = count > 1 ? " (and \(count - 1) more)" : ""
+            return "the template rendered invalid ENML: line \(diagnostic.line):\(diagnostic.column): \(diagnostic.message)\(more)"
+        case .invalidTitle(let reason):
+            return "the template rendered an invalid note title: \(reason)"
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .templateNotFound, .templateUnreadable:
+            return "use --template default, or a directory with title.mustache and content.mustache"
+        case .templateSyntax, .invalidENML, .invalidTitle:
+            return "fix the template; `enlog validate` checks ENML files; nothing was stored"
+        }
+    }
+}
+
+/// A note template: Mustache for the title (plain text) and for the ENML content. Values are
+/// escaped for XML in the content (`{{x}}`); `{{{x}}}` inserts raw markup.
+public struct NoteTemplate: Sendable {
+    public static let defaultName = "default"
+
+    let name: String
+    let title: MustacheTemplate
+    let content: MustacheTemplate
+
+    /// The built-in template, compiled into the binary (templates/default in the repository).
+    public static let builtIn: NoteTemplate = {
+        do {
+            return try NoteTemplate(name: defaultName,
+                                    title: String(decoding: PackageResources.title_mustache, as: UTF8.self),
+                                    content: String(decoding: PackageResources.content_mustache, as: UTF8.self))
+        } catch {
+            preconditionFailure("the built-in template does not parse: \(error)")
+        }
+    }()
+
+    init(name: String, title: String, content: String) throws(NoteError) {
+        self.name = name
+        self.title = try Self.parse(title, path: name + "/title.mustache")
+        self.content = try Self.parse(content, path: name + "/content.mustache")
+    }
+
+    /// Parses one template file; a syntax error is one line naming the file, line and column.
+    static func parse(_ text: String, path: String) throws(NoteError) -> MustacheTemplate {
+        do {
+            return try MustacheTemplate(string: text)
+        } catch let error as MustacheTemplate.ParserError {
+            throw .templateSyntax(path: "\(path):\(error.context.lineNumber):\(error.context.columnNumber)",
+                                  message: describe(error.error))
+        } catch {
+            throw .templateSyntax(path: path, message: describe(error))
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error as? MustacheTemplate.Error {
+        case .sectionCloseNameIncorrect?: return "a section is closed ({{/name}}) under another name than it was opened with"
+        case .unfinishedName?: return "a tag is not finished (missing }})"
+        case .expectedSectionEnd?: return "a section ({{#name}} or {{^name}}) is never closed with {{/name}}"
+        case .invalidSetDelimiter?: return "a set-delimiter tag ({{=<% %>=}}) is malformed"
+        case .invalidConfigVariableSyntax?, .unrecognisedConfigVariable?:
+            return "a {{% ...}} tag is not understood (only {{% CONTENT_TYPE: TEXT}} or HTML)"
+        case .transformAppliedToInheritanceSection?, .illegalTokenInsideInheritSection?, .textInsideInheritSection?:
+            return "partials and inheritance are not supported in note templates"
+        case nil:
+            return String(describing: error).split(separator: "\n").first.map(String.init) ?? "syntax error"
+        }
+    }
+
+    /// `default`, or a directory holding `title.mustache` and `content.mustache`.
+    public static func load(_ nameOrDirectory: String) throws(NoteError) -> NoteTemplate {
+        if nameOrDirectory == defaultName { return builtIn }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: nameOrDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .templateNotFound(nameOrDirectory)
+        }
+        func read(_ file: String) throws(NoteError) -> String {
+            let path = nameOrDirectory + "/" + file
+            guard FileManager.default.fileExists(atPath: path) else { throw .templateNotFound(path) }
+            do {
+                return try FileBytes.readText(path, limit: .smallText, accepting: .regularFilesOnly)
+            } catch {
+                throw .templateUnreadable(path: path, reason: error.reason)
+            }
+        }
+        return try NoteTemplate(name: nameOrDirectory, title: try read("title.mustache"), content: try read("content.mustache"))
+    }
+}
+
+extension NoteError {
+    public var category: ErrorCategory {
+        switch self {
+        case .templateNotFound, .templateUnreadable: return .noInput
+        case .templateSyntax, .invalidENML, .invalidTitle: return .invalidNote
+        }
+    }
+}

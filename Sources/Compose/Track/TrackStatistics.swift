@@ -1,0 +1,62 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+
+/// Distance travelled and time moving over fixes in time order, robust to a receiver's jitter.
+///
+/// Movement is measured from an anchor, not fix to fix: a fix counts as having moved only when
+/// it lies beyond both fixes' accuracy radii from the anchor (the rule `watch` uses, so a
+/// stationary receiver adds nothing however long it sits), and then only if the pace from the
+/// anchor is at least `minimumSpeed` (a slow drift of fixes over an hour is not a walk). The
+/// distance and time from the anchor then count, and the fix becomes the anchor.
+public struct TrackStatistics: Sendable, Equatable {
+    public var fixes = 0
+    /// Metres, along the anchored path.
+    public var distance = 0.0
+    /// Seconds spent moving.
+    public var movingTime: TimeInterval = 0
+    public var start: Date?
+    public var end: Date?
+
+    /// Below walking pace: 0.3 m/s (about 1 km/h).
+    public static let minimumSpeed = 0.3
+    /// The radius assumed for a fix without a stated accuracy, metres.
+    public static let unknownAccuracy = 5.0
+
+    public init(_ fixes: [Fix]) {
+        self.fixes = fixes.count
+        start = fixes.first?.timestamp
+        end = fixes.last?.timestamp
+        guard var anchor = fixes.first else { return }
+        for fix in fixes.dropFirst() {
+            let elapsed = fix.timestamp.timeIntervalSince(anchor.timestamp)
+            let metres = anchor.distance(to: fix)
+            guard metres > Self.radius(anchor) + Self.radius(fix) else { continue }
+            if elapsed > 0, metres / elapsed >= Self.minimumSpeed {
+                distance += metres
+                movingTime += elapsed
+            }
+            anchor = fix
+        }
+    }
+
+    private static func radius(_ fix: Fix) -> Double {
+        fix.horizontalAccuracy ?? unknownAccuracy
+    }
+
+    /// "12.3 km" or "850 m".
+    public var distanceText: String {
+        distance >= 1000 ? String(format: "%.1f km", distance / 1000) : String(format: "%.0f m", distance)
+    }
+
+    /// "1 h 05 min", "12 min", "40 s".
+    public var movingTimeText: String {
+        let seconds = Int(movingTime.rounded())
+        if seconds < 60 { return "\(seconds) s" }
+        let minutes = seconds / 60
+        return minutes < 60 ? "\(minutes) min" : String(format: "%d h %02d min", minutes / 60, minutes % 60)
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import TOMLKit
+import Support
+
+public enum ConfigError: ENLogError, Equatable {
+    case unreadable(path: String, reason: String)
+    case syntax(path: String, line: Int, column: Int, message: String)
+    case unknownSetting(path: String, name: String)
+    case wrongType(origin: SettingOrigin, name: String, expected: Setting.Kind)
+    case invalidValue(origin: SettingOrigin, name: String, reason: String)
+
+    public var reason: String {
+        switch self {
+        case .unreadable(let path, let reason):
+            return "cannot read config \(path): \(reason)"
+        case .syntax(let path, let line, let column, let message):
+            return "\(path):\(line):\(column): \(message)"
+        case .unknownSetting(let path, let name):
+            return "\(path): unknown setting '\(name)'"
+        case .wrongType(let origin, let name, let expected):
+            return "\(origin.subject(name)) must be \(expected == .list ? "a list of strings" : "a \(expected.rawValue)")"
+        case .invalidValue(let origin, let name, let reason):
+            return "\(origin.subject(name)) \(reason)"
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .unknownSetting:
+            return "`enlog config show` lists every setting"
+        case .wrongType(let origin, _, _), .invalidValue(let origin, _, _):
+            switch origin {
+            case .flag: return nil   // the command line says which command's --help to read
+            case .environment(let variable): return "fix or unset \(variable)"
+            case .file(let path): return "fix the setting in \(path)"
+            case .defaultValue: return nil
+            }
+        default:
+            return "fix the file, or point --config elsewhere"
+        }
+    }
+
+    /// A bad command-line flag is a usage error; the rest is configuration.
+    public var isUsageError: Bool {
+        switch self {
+        case .wrongType(.flag, _, _), .invalidValue(.flag, _, _): return true
+        default: return false
+        }
+    }
+}
+
+/// Where a setting's effective value came from.
+public enum SettingSource: String, Sendable, Codable {
+    case defaultValue = "default"
+    case file
+    case environment
+    case flag
+}
+
+/// Where a value came from, precisely enough to name it in a message: the file, the variable
+/// actually set (`ENLOG_DB`, not the setting's canonical name), or the flag.
+public enum SettingOrigin: Sendable, Equatable {
+    case defaultValue
+    case file(String)
+    case environment(String)
+    case flag(String)
+
+    public var source: SettingSource {
+        switch self {
+        case .defaultValue: return .defaultValue
+        case .file: return .file
+        case .environment: return .environment
+        case .flag: return .flag
+        }
+    }
+
+    /// What a message names: "/home/me/.config/enlog/config.toml: 'geocoding.timeout'",
+    /// "ENLOG_GEOCODING_TIMEOUT", "--timeout".
+    func subject(_ name: String) -> String {
+        switch self {
+        case .defaultValue: return "'\(name)'"
+        case .file(let path): return "\(path): '\(name)'"
+        case .environment(let variable): return variable
+        case .flag(let flag): return flag
+        }
+    }
+}
+
+/// A rule a setting's value must follow, beyond its type and range: nil when the value is
+/// fine, else what is wrong with it ("must be tiles, static or none").
+public typealias SettingCheck = @Sendable (String) -> String?
+
+/// The effective settings: defaults, then config.toml, then `ENLOG_*` variables, then flags.
+public struct Config: Sendable {
+    public struct Resolved: Sendable {
+        public var value: String?
+        public var origin: SettingOrigin
+        public var source: SettingSource { origin.source }
+    }
+
+    /// A value given on the command line, with the flag that gave it (for messages).
+    public struct Flag: Sendable {
+        public var flag: String
+        public var value: String
+        public init(_ flag: String, _ value: String) {
+            self.flag = flag
+            self.value = value
+        }
+    }
+
+    public private(set) var resolved: [String: Resolved] = [:]
+    public let filePath: String
+    /// `ENLOG_*` variables set in the environment that enlog does not know (typos), sorted.
+    public private(set) var unknownEnvironment: [String] = []
+    /// The XDG directories the environment named (the tile cache lives under its cache home).
+    public let paths: XDGPaths
+
+    /// - Parameters:
+    ///   - path: config file; nil means `$XDG_CONFIG_HOME/enlog/config.toml`, which may be absent.
+    ///   - flags: values given on the command line, by setting name.
+    ///   - checks: what each concern requires of its settings' values beyond type and range
+    ///     (a tile URL's placeholders, gpsd's HOST:PORT): the concerns own those rules, so the
+    ///     configuration knows none of them and is handed them by whoever builds it.
+    public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                flags: [String: Flag] = [:], checks: [Setting: SettingCheck] = [:]) throws(ConfigError) {
+        paths = XDGPaths(environment: environment)
+        if path?.isEmpty == true { throw .invalidValue(origin: .flag("--config"), name: "config", reason: "is empty; it must be a path") }
+        filePath = path ?? paths.configFile
+        for setting in Setting.all {
+            resolved[setting.name] = Resolved(value: setting.defaultValue, origin: .defaultValue)
+        }
+        if path != nil || FileManager.default.fileExists(atPath: filePath) {
+            for (name, value) in try Self.readFile(filePath) {
+                resolved[name] = Resolved(value: value, origin: .file(filePath))
+            }
+        }
+        for setting in Setting.all {
+            if let name = setting.environmentNames.first(where: { environment[$0] != nil }) {
+                resolved[setting.name] = Resolved(value: environment[name], origin: .environment(name))
+            }
+        }
+        for (name, flag) in flags {
+            resolved[name] = Resolved(value: flag.value, origin: .flag(flag.flag))
+        }
+        // Flags first: a usage error is reported before a configuration one.
+        for setting in Setting.all.sorted(by: { resolved[$0.name]!.source == .flag && resolved[$1.name]!.source != .flag }) {
+            try Self.check(setting, resolved[setting.name]!, checks: checks)
+        }
+        if resolved[Setting.database.name]?.value == nil {
+            resolved[Setting.database.name] = Resolved(value: paths.defaultDatabase, origin: .defaultValue)
+        }
+        let known = Set(Setting.all.flatMap(\.environmentNames)).union(Setting.otherEnvironmentNames)
+        unknownEnvironment = environment.keys.filter { $0.hasPrefix("ENLOG_") && !known.contains($0) }.sorted()
+    }
+
+    public func string(_ setting: Setting) -> String? { resolved[setting.name]?.value }
+
+    /// A numeric setting's value; always within the setting's range (checked when read).
+    public func number(_ setting: Setting) -> Double {
+        let range = setting.range ?? NumericRange(0, 0, unit: "")
+        return string(setting).flatMap(range.value(of:)) ?? setting.defaultValue.flatMap(range.value(of:)) ?? range.lowest
+    }
+
+    /// A setting in seconds, as a Duration (millisecond precision).
+    public func duration(_ setting: Setting) -> Duration {
+        .milliseconds(Int64((number(setting) * 1000).rounded()))
+    }
+
+    /// A whole-number setting (range-checked when the configuration was read).
+    public func integer(_ setting: Setting) -> Int {
+        let value = number(setting)
+        return value.isFinite && abs(value) < 1e15 ? Int(value) : 0
+    }
+
+    public func boolean(_ setting: Setting) -> Bool { string(setting).flatMap(Self.parseBoolean) ?? false }
+
+    public func list(_ setting: Setting) -> [String] {
+        (string(setting) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    // MARK: - Reading and checking
+
+    /// Lists are flattened to comma-separated text, the same form the environment uses.
+    private static func readFile(_ path: String) throws(ConfigError) -> [(String, String)] {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path, limit: .smallText)
+        } catch {
+            throw .unreadable(path: path, reason: error.reason)
+        }
+        // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
+        guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
+            throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")
+        }
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: contents)
+        } catch let error as TOMLParseError {
+            throw .syntax(path: path, line: error.source.begin.line, column: error.source.begin.column, message: error.description)
+        } catch {
+            throw .syntax(path: path, line: 0, column: 0, message: "\(error)")
+        }
+        var values: [(String, String)] = []
+        for (section, content) in table {
+            guard let sectionTable = content.table else { throw .unknownSetting(path: path, name: section) }
+            for (key, value) in sectionTable {
+                let name = "\(section).\(key)"
+                guard let setting = Setting.named(name) else { throw .unknownSetting(path: path, name: name) }
+                values.append((name, try text(of: value, for: setting, in: path)))
+            }
+        }
+        return values
+    }
+
+    private static func text(of value: TOMLValueConvertible, for setting: Setting, in path: String) throws(ConfigError) -> String {
+        let converted: String?
+        switch setting.kind {
+        case .string: converted = value.string
+        case .integer: converted = value.int.map(String.init)
+        case .number: converted = value.double.map { String($0) } ?? value.int.map(String.init)
+        case .boolean: converted = value.bool.map { $0 ? "true" : "false" }
+        case .list:
+            let items = value.array.map { array in array.compactMap { $0.string } }
+            if let items, items.count == value.array!.count {
+                // The list's items travel comma-joined, so a comma inside one would split it.
+                if let item = items.first(where: { $0.contains(",") }) {
+                    throw .invalidValue(origin: .file(path), name: setting.name, reason: "item '\(item)' must not contain a comma")
+                }
+                converted = items.joined(separator: ",")
+            } else {
+                converted = nil
+            }
+        }
+        guard let converted else { throw .wrongType(origin: .file(path), name: setting.name, expected: setting.kind) }
+        return converted
+    }
+
+    private static func check(_ setting: Setting, _ resolved: Resolved, checks: [Setting: SettingCheck]) throws(ConfigError) {
+        guard let value = resolved.value else { return }
+        let origin = resolved.origin
+        switch setting.kind {
+        case .number, .integer:
+            let range = setting.range!
+            guard range.value(of: value) != nil else {
+                throw .invalidValue(origin: origin, name: setting.name, reason: "is '\(value)'; it must be \(range.accepted)")
+            }
+        case .boolean:
+            guard parseBoolean(value) != nil else { throw .wrongType(origin: origin, name: setting.name, expected: .boolean) }
+        case .string, .list:
+            break
+        }
+        // An empty path is no path: SQLite would take "" for a temporary database and the
+        // outbox's lock file would land in the working directory.
+        if value.isEmpty && [Setting.database, .caFile, .template].contains(setting) {
+            throw .invalidValue(origin: origin, name: setting.name, reason: "is empty; it must be a path")
+        }
+        if let check = checks[setting], let problem = check(value) {
+            throw .invalidValue(origin: origin, name: setting.name, reason: problem)
+        }
+    }
+
+    /// 19, 0.5, 100000: no trailing ".0", no exponent.
+    private static func text(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
+    static func parseBoolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "1", "on": return true
+        case "false", "no", "0", "off": return false
+        default: return nil
+        }
+    }
+}
+
+/// The XDG base directories enlog uses.
+public struct XDGPaths: Sendable {
+    public let configHome: String
+    public let dataHome: String
+    public let cacheHome: String
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        func absolute(_ name: String, _ fallback: String) -> String {
+            // The spec says relative values are invalid and must be ignored.
+            if let value = environment[name], value.hasPrefix("/") { return value }
+            return home + "/" + fallback
+        }
+        configHome = absolute("XDG_CONFIG_HOME", ".config")
+        dataHome = absolute("XDG_DATA_HOME", ".local/share")
+        cacheHome = absolute("XDG_CACHE_HOME", ".cache")
+    }
+
+    public var configFile: String { configHome + "/enlog/config.toml" }
+    public var credentialsFile: String { configHome + "/enlog/credentials.json" }
+    public var defaultDatabase: String { dataHome + "/enlog/enlog.sqlite" }
+    /// Map tiles: a cache, safe to delete, so under XDG_CACHE_HOME and never in the outbox.
+    public var tileCache: String { cacheHome + "/enlog/tiles.sqlite" }
+}
+
+extension ConfigError {
+    public var category: ErrorCategory { isUsageError ? .usage : .config }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Support
+
+/// The values a numeric setting or flag accepts. Every number enlog reads from a person (config
+/// file, environment, command line) is checked against one of these where it is read, so a huge,
+/// negative, NaN or infinite value is a clear error instead of a trap in a later conversion
+/// (`Int(1e17 * 1000)` overflows a Duration's milliseconds).
+public struct NumericRange: Sendable, Hashable {
+    public let lowest: Double
+    public let highest: Double
+    /// "seconds", "metres", "notes": what the number counts, for the error message.
+    public let unit: String
+    public let wholeNumbers: Bool
+
+    public init(_ lowest: Double, _ highest: Double, unit: String, wholeNumbers: Bool = false) {
+        self.lowest = lowest
+        self.highest = highest
+        self.unit = unit
+        self.wholeNumbers = wholeNumbers
+    }
+
+    /// "a number of seconds from 0.1 to 3600"
+    public var accepted: String {
+        "\(wholeNumbers ? "a whole number" : "a number") of \(unit) from \(Self.format(lowest)) to \(Self.format(highest))"
+    }
+
+    /// The value when `text` is a number in range; nil otherwise (NaN, inf, 1e300, -1, "ten").
+    public func value(of text: String) -> Double? {
+        guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+        return contains(number) ? number : nil
+    }
+
+    public func contains(_ number: Double) -> Bool {
+        number.isFinite && number >= lowest && number <= highest && (!wholeNumbers || number.rounded() == number)
+    }
+
+    static func format(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+}
+
+extension NumericRange {
+    public static let timeoutSeconds = NumericRange(0.1, 3600, unit: "seconds")
+    public static let fixAgeSeconds = NumericRange(0.1, 86_400, unit: "seconds")
+    public static let accuracyMetres = NumericRange(0.1, 100_000, unit: "metres")
+    public static let shortWaitSeconds = NumericRange(0.05, 60, unit: "seconds")
+    /// One Evernote request: long enough for a slow link, short enough that a hanging service
+    /// does not hold a sync for minutes per note.
+    public static let requestSeconds = NumericRange(1, 300, unit: "seconds")
+    public static let budgetMilliseconds = NumericRange(50, 60_000, unit: "milliseconds", wholeNumbers: true)
+    public static let noteCount = NumericRange(1, 1_000_000, unit: "notes", wholeNumbers: true)
+    public static let authorizationSeconds = NumericRange(1, 86_400, unit: "seconds")
+    public static let watchDistanceMetres = NumericRange(10, 100_000, unit: "metres")
+    public static let watchIntervalSeconds = NumericRange(1, 86_400, unit: "seconds")
+    public static let watchHeartbeatSeconds = NumericRange(60, 604_800, unit: "seconds")
+    /// Track thinning: a metre keeps nearly every fix of a walk, 10 km next to nothing.
+    public static let trackDistanceMetres = NumericRange(1, 10_000, unit: "metres")
+}
+
+extension NumericRange {
+    /// A map image's side: big enough for a marker, small enough to stay far below Evernote's
+    /// resource size limit.
+    public static let mapPixels = NumericRange(16, 4096, unit: "pixels", wholeNumbers: true)
+    /// The zoom levels OSM-compatible tile servers serve.
+    public static let mapZoom = NumericRange(0, 19, unit: "zoom levels", wholeNumbers: true)
+    /// The tile cache on disk; 0 keeps tiles in memory only.
+    public static let cacheMegabytes = NumericRange(0, 100_000, unit: "megabytes")
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+import Compose
+import Outbox
+
+/// A day with no fix in the history: there is nothing to digest.
+public struct DigestError: ENLogError, Equatable {
+    public let day: String
+    public init(day: String) { self.day = day }
+    public var reason: String { "the history has no fix on \(day): no digest to write" }
+    public var recoverySuggestion: String? { "`enlog history --date \(day) --format csv` shows the day's fixes; `enlog import FILE` adds a track" }
+    public var category: ErrorCategory { .noInput }
+}
+
+/// One note for one day (`enlog digest`, `watch.digest`): the day's fixes as a GPX 1.1 track
+/// attached to the note, the distance travelled and time moving, the places noted that day, and
+/// the route drawn on the map. Written once per day: the outbox remembers which days have theirs.
+public struct DayDigest: Sendable {
+    public enum Outcome: Sendable {
+        /// `mapPending`: the route could not be drawn now (offline, tile server down); sync
+        /// makes the digest again with it before upload.
+        case written(note: OutboxNote, statistics: TrackStatistics, places: Int, mapProblem: String?, mapPending: Bool)
+        /// The day had its digest already: that note.
+        case alreadyThere(noteId: Int64)
+    }
+
+    public static let gpxMimeType = TrackFormat.gpx.mimeType
+
+    let outbox: OutboxStore
+    let style: NoteStyle
+    let maps: MapRenderer?
+    let account: String?
+    private let validator = ENMLValidator()
+
+    /// - Parameter maps: draws the route (nil, or `map.style` other than tiles: no picture).
+    public init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?) {
+        self.outbox = outbox
+        self.style = style
+        self.maps = maps
+        self.account = account
+    }
+
+    public func write(_ day: TrackDay) async throws -> Outcome {
+        if let existing = try await outbox.digestNote(day: day.name) { return .alreadyThere(noteId: existing) }
+        let made = try await draft(day)
+        switch try await outbox.enqueueDigest(day: day.name, note: made.draft, onFix: made.lastFix) {
+        case .written(let note):
+            // .disabled: nothing wanted, nothing to say.
+            let mapProblem = made.mapError.flatMap { $0 == .disabled ? nil : $0.reason }
+            return .written(note: note, statistics: made.statistics, places: made.places, mapProblem: mapProblem,
+                            mapPending: made.draft.mapPending)
+        case .alreadyThere(let noteId):
+            return .alreadyThere(noteId: noteId)
+        }
+    }
+
+    /// A digest whose route could not be drawn when it was written (offline, tile server down)
+    /// waits for it like a note for its map: sync makes the day's digest again, route included,
+    /// and it replaces the stored one (`OutboxStore.replaceDigest`). Throws the `MapError` when
+    /// the route still cannot be drawn, so sync counts the failed attempt.
+    public func remade(_ noteId: Int64, day: TrackDay, now: Date = Date()) async throws {
+        let made = try await draft(day)
+        if made.draft.mapPending, let problem = made.mapError { throw problem }
+        try await outbox.replaceDigest(noteId, with: made.draft, now: now)
+    }
+
+    /// The day's digest note as it would be written now.
+    private func draft(_ day: TrackDay) async throws
+        -> (draft: NoteDraft, lastFix: Int64, statistics: TrackStatistics, places: Int, mapError: MapError?) {
+        let records = try await outbox.history(from: day.start, to: day.end)
+        guard let last = records.last, let lastId = last.id else { throw DigestError(day: day.name) }
+        let fixes = try records.map { try $0.fix() }
+        let statistics = TrackStatistics(fixes)
+        let places = try await outbox.notedPlaces(from: day.start, to: day.end)
+
+        let gpx = Data(TrackWriter.gpx(fixes, name: "enlog \(day.name)").utf8)
+        let track = NoteResource(hash: MapImage.md5Hex(gpx), body: gpx, mime: Self.gpxMimeType, width: nil, height: nil,
+                                 fileName: "enlog-\(day.name).gpx", latitude: nil, longitude: nil)
+        var resources: [NoteResource] = []
+        var mapError: MapError?
+        var picture: MapReference?
+        if let maps {
+            do {
+                // The route waits as long as any map may (map.timeout, in the renderer's settings).
+                let image = try await maps.renderRoute(fixes, budget: maps.settings.timeBudget)
+                var resource = NoteResource(map: image)
+                resource.fileName = "route.png"
+                resources.append(resource)
+                picture = MapReference(image)
+            } catch {
+                mapError = error
+            }
+        }
+        resources.append(track)
+
+        let title = try NoteRenderer.checkedTitle("Day \(day.name): \(statistics.distanceText), \(statistics.movingTimeText) moving")
+        let content = content(day, statistics, places: places, picture: picture, track: track)
+        let report = validator.validate(content)
+        if let first = report.errors.first { throw NoteError.invalidENML(first, count: report.errors.count) }
+        var draft = NoteDraft(title: title, content: content, notebookName: style.notebook, tags: style.tags,
+                              subjectDate: day.start, source: NoteRenderer.sourceApplication,
+                              sourceApplication: NoteRenderer.sourceApplication, addressPending: false, account: account)
+        draft.resources = resources
+        draft.mapPending = mapError?.isRetryable ?? false
+        return (draft, lastId, statistics, places.count, mapError)
+    }
+
+    private func content(_ day: TrackDay, _ statistics: TrackStatistics, places: [(note: OutboxNote, fix: FixRecord)],
+                         picture: MapReference?, track: NoteResource) -> String {
+        let clock = TrackDay.formatter(day.timeZone)
+        clock.dateFormat = "HH:mm"
+        func text(_ value: String) -> String { TrackWriter.escaped(value) }
+        var body = "<h2>\(text(day.longName))</h2>"
+        var summary = "Distance travelled: \(statistics.distanceText). Time moving: \(statistics.movingTimeText)."
+        if let start = statistics.start, let end = statistics.end {
+            summary += " \(statistics.fixes) \(statistics.fixes == 1 ? "fix" : "fixes") from \(clock.string(from: start)) to \(clock.string(from: end)) (\(day.timeZone.identifier))."
+        }
+        body += "<p>\(text(summary))</p>"
+        if let picture {
+            body += "<div><en-media type=\"\(MapImage.mimeType)\" hash=\"\(picture.hash)\" width=\"\(picture.width)\" height=\"\(picture.height)\"/></div>"
+        }
+        if places.isEmpty {
+            body += "<p>No place was noted that day.</p>"
+        } else {
+            body += "<h3>Places noted</h3><ul>"
+            for place in places {
+                body += "<li>\(clock.string(from: place.fix.timestamp)) \(text(place.note.placeName ?? place.note.title))</li>"
+            }
+            body += "</ul>"
+        }
+        body += "<p>The day's track (GPX 1.1):</p><div><en-media type=\"\(track.mime)\" hash=\"\(track.hash)\"/></div>"
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE en-note SYSTEM "http://xml.evernote.com/pub/enml2.dtd">
+            <en-note>\(body)</en-note>
+            """
+    }
+}

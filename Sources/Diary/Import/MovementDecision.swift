@@ -1,0 +1,101 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+import Compose
+import Outbox
+
+/// When `enlog watch` logs a note: the thresholds from `watch.*`.
+public struct WatchThresholds: Sendable, Equatable {
+    /// Metres moved since the last logged note, beyond what the fixes' uncertainty explains.
+    public var minDistance: Double
+    /// Seconds since the last logged note before a movement is logged.
+    public var minInterval: TimeInterval
+    /// Seconds after which a note is logged even without movement (a heartbeat); nil: never.
+    public var maxInterval: TimeInterval?
+
+    public init(minDistance: Double = 200, minInterval: TimeInterval = 300, maxInterval: TimeInterval? = nil) {
+        self.minDistance = minDistance
+        self.minInterval = minInterval
+        self.maxInterval = maxInterval
+    }
+
+    public init(config: Config) {
+        self.init(minDistance: config.number(.watchMinDistance),
+                  minInterval: config.number(.watchMinInterval),
+                  maxInterval: config.string(.watchMaxInterval) == nil ? nil : config.number(.watchMaxInterval))
+    }
+}
+
+/// The decision `watch` makes for every accepted fix, as a value: no clock, no I/O. Time is the
+/// fixes' own timestamps, so a recorded log replayed at once decides exactly as it did live.
+public struct MovementDecision: Sendable, Equatable {
+    public enum Verdict: Sendable, Equatable {
+        /// No note logged yet (and none to start from): this is the first place.
+        case first
+        /// Moved `distance` metres (centre to centre) since the last note, past the threshold.
+        case moved(distance: Double)
+        /// Stationary, but `watch.max_interval` has passed since the last note.
+        case heartbeat(elapsed: TimeInterval)
+        case skip(Skip)
+
+        public var logs: Bool {
+            if case .skip = self { return false }
+            return true
+        }
+    }
+
+    public enum Skip: Sendable, Equatable {
+        /// Not far enough: `distance` metres, of which `uncertainty` is explained by the fixes' accuracy.
+        case notMoved(distance: Double, uncertainty: Double)
+        /// Far enough, but too soon after the last note.
+        case tooSoon(distance: Double, elapsed: TimeInterval)
+        /// A fix stamped before the last note (a receiver or gpsd restart replaying old data).
+        case older
+    }
+
+    public var thresholds: WatchThresholds
+    /// The fix of the last logged note: what distance and time are measured from.
+    public private(set) var anchor: Fix?
+
+    public init(thresholds: WatchThresholds, anchor: Fix? = nil) {
+        self.thresholds = thresholds
+        self.anchor = anchor
+    }
+
+    /// What to do with `fix`; it changes nothing (call `logged(_:)` once the note is stored, so a
+    /// note that failed to store does not move the anchor).
+    public func verdict(for fix: Fix) -> Verdict {
+        guard let anchor else { return .first }
+        let elapsed = fix.timestamp.timeIntervalSince(anchor.timestamp)
+        guard elapsed >= 0 else { return .skip(.older) }
+        let distance = Self.distance(anchor, fix)
+        // A receiver that does not move still wanders: each fix lies somewhere within its
+        // accuracy radius of the true position, so two fixes of the same place can be up to the
+        // sum of both radii apart. Only the distance beyond that sum is movement; a stationary
+        // receiver therefore never crosses min_distance however long it sits (outliers beyond
+        // their stated accuracy by more than min_distance are not what receivers produce).
+        let uncertainty = Self.radius(anchor) + Self.radius(fix)
+        let moved = distance - uncertainty >= thresholds.minDistance
+        if moved {
+            return elapsed >= thresholds.minInterval ? .moved(distance: distance) : .skip(.tooSoon(distance: distance, elapsed: elapsed))
+        }
+        if let maxInterval = thresholds.maxInterval, elapsed >= maxInterval { return .heartbeat(elapsed: elapsed) }
+        return .skip(.notMoved(distance: distance, uncertainty: uncertainty))
+    }
+
+    /// The note for `fix` is stored: later fixes are measured from it.
+    public mutating func logged(_ fix: Fix) {
+        anchor = fix
+    }
+
+    /// Unknown accuracy counts as none: such fixes reach here only when no accuracy limit is set.
+    package static func radius(_ fix: Fix) -> Double {
+        max(fix.horizontalAccuracy ?? 0, 0)
+    }
+
+    /// Great-circle distance in metres (see `Fix.distance(to:)`).
+    public static func distance(_ a: Fix, _ b: Fix) -> Double { a.distance(to: b) }
+}

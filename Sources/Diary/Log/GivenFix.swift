@@ -1,0 +1,16 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Capture
+import Compose
+import Outbox
+
+/// A fix already in hand, as a `LocationSource`: how `watch` hands its fix to the same
+/// `LocationLogger` that `enlog log` uses.
+public struct GivenFix: LocationSource {
+    public let fix: Fix
+    public init(fix: Fix) { self.fix = fix }
+    public func currentFix() async throws -> Fix { fix }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+import Support
+import Configuration
+import Network
+import Compose
+import Outbox
+
+/// The services one run of enlog uses, built from its configuration once, on first use, and
+/// handed to whatever needs them (as SwiftPM builds one `SwiftCommandState` per invocation):
+/// the outbox, the note renderer, the map renderer (whose memory cache and tile connections
+/// then serve every map of the run: the notes `log` writes, the maps `sync` makes, the digests
+/// `watch` writes), the geocoder and the HTTP configuration. A command that never draws a map
+/// never builds a map renderer; one that never writes never opens the outbox for writing.
+///
+/// `watch` reads its configuration again on SIGHUP and builds a new context from it.
+public final class RunContext: Sendable {
+    public let config: Config
+    private let warn: @Sendable (String) -> Void
+    private let built = Mutex(Built())
+
+    private struct Built {
+        var outbox: OutboxStore?
+        var noteRenderer: NoteRenderer?
+        var maps: MapRenderer?
+    }
+
+    /// - Parameter warn: where the services' warnings go (a tile cache that cannot be opened).
+    public init(config: Config, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.config = config
+        self.warn = warn
+    }
+
+    /// The outbox at `outbox.db`, opened on the first call with that call's access; later calls
+    /// get the same store. Reading and changing commands pass `.read`/`.change`, which never
+    /// create an outbox: a mistyped `--db` says so instead.
+    public func outbox(_ access: OutboxStore.Access = .create) throws -> OutboxStore {
+        if let outbox = built.withLock({ $0.outbox }) { return outbox }
+        let path = config.string(.database) ?? config.paths.defaultDatabase
+        let opened = try OutboxStore(path: path, access: access)
+        return built.withLock { built in
+            if let outbox = built.outbox { return outbox }
+            built.outbox = opened
+            return opened
+        }
+    }
+
+    /// Renders notes with the configured template and note settings (the template read once).
+    public func noteRenderer() throws(NoteError) -> NoteRenderer {
+        if let renderer = built.withLock({ $0.noteRenderer }) { return renderer }
+        let renderer = try NoteRenderer(config: config)
+        built.withLock { $0.noteRenderer = renderer }
+        return renderer
+    }
+
+    public var noteStyle: NoteStyle { NoteStyle(config: config) }
+
+    public var mapSettings: MapSettings { MapSettings(config: config) }
+
+    /// The one map renderer of the run.
+    public var maps: MapRenderer {
+        built.withLock { built in
+            if let maps = built.maps { return maps }
+            let maps = MapRenderer(settings: MapSettings(config: config), warn: warn)
+            built.maps = maps
+            return maps
+        }
+    }
+
+    /// The map renderer, or nil when `map.style = none` asks for no map.
+    public var mapsIfWanted: MapRenderer? { mapSettings.style == .none ? nil : maps }
+
+    /// How long `log` waits for its map (`map.timeout`, capped: see `MapSettings.logBudget`).
+    public var logMapBudget: Duration { MapSettings.logBudget(config: config) }
+
+    /// HTTP for Evernote's services: the CA file and the request timeout of the configuration.
+    public func http(requestTimeout: Duration? = nil) -> HTTPConfiguration {
+        HTTPConfiguration(config: config, requestTimeout: requestTimeout)
+    }
+
+    /// Addresses for fixes, or nil with `geocoding.enabled = false`.
+    public func places(_ outbox: OutboxStore) -> GeocodedPlaces? {
+        GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
+    }
+
+    /// The logger `log`, `watch` and `import --notes` write notes through.
+    public func logger(outbox: OutboxStore, accountKey: String?) throws -> LocationLogger {
+        LocationLogger(outbox: outbox, renderer: try noteRenderer(), lookup: places(outbox),
+                       lookupBudget: config.duration(.geocodingTimeout), account: accountKey,
+                       maps: maps, mapBudget: logMapBudget)
+    }
+
+    /// The digest writer of `digest` and `watch.digest`.
+    public func digest(outbox: OutboxStore, accountKey: String?) -> DayDigest {
+        DayDigest(outbox: outbox, style: noteStyle, maps: maps, account: accountKey)
+    }
+}

@@ -1,0 +1,134 @@
+import Support
+/// UserStore calls (`https://HOST/edam/user`). The token is the Thrift argument
+/// `authenticationToken`, never an HTTP header: pass it at init or per call (per-call wins).
+public final class UserStoreClient: Sendable {
+    /// EDAM protocol version this client speaks (IDL 1.28).
+    public static let edamVersionMajor: Int16 = 1
+    public static let edamVersionMinor: Int16 = 28
+
+    private let channel: ThriftServiceChannel
+    private let authenticationToken: String?
+
+    public init(transport: any ThriftTransport, authenticationToken: String? = nil,
+                limits: ThriftReaderLimits = .default) {
+        channel = ThriftServiceChannel(transport: transport, limits: limits)
+        self.authenticationToken = authenticationToken
+    }
+
+    /// `false` means the service considers this client too old: stop and tell the user.
+    public func checkVersion(clientName: String,
+                             edamVersionMajor: Int16 = UserStoreClient.edamVersionMajor,
+                             edamVersionMinor: Int16 = UserStoreClient.edamVersionMinor) async throws -> Bool {
+        var args = ThriftBinaryWriter()
+        args.writeField(1, clientName)
+        args.writeField(2, edamVersionMajor)
+        args.writeField(3, edamVersionMinor)
+        return try await channel.call("checkVersion", arguments: args.bytes, result: .bool)
+    }
+
+    public func getUser(authenticationToken token: String? = nil) async throws -> EDAM.User {
+        let args = try tokenArguments(token ?? authenticationToken)
+        return try await channel.call("getUser", arguments: args.bytes, result: .structure)
+    }
+
+    public func getUserUrls(authenticationToken token: String? = nil) async throws -> EDAM.UserUrls {
+        let args = try tokenArguments(token ?? authenticationToken)
+        return try await channel.call("getUserUrls", arguments: args.bytes, result: .structure)
+    }
+}
+
+/// NoteStore calls (the per-user URL from `getUserUrls().noteStoreUrl` or OAuth's
+/// `edam_noteStoreUrl`).
+public final class NoteStoreClient: Sendable {
+    private let channel: ThriftServiceChannel
+    private let authenticationToken: String?
+
+    public init(transport: any ThriftTransport, authenticationToken: String? = nil,
+                limits: ThriftReaderLimits = .default) {
+        channel = ThriftServiceChannel(transport: transport, limits: limits)
+        self.authenticationToken = authenticationToken
+    }
+
+    public func listNotebooks(authenticationToken token: String? = nil) async throws -> [EDAM.Notebook] {
+        let args = try tokenArguments(token ?? authenticationToken)
+        return try await channel.call("listNotebooks", arguments: args.bytes, result: .list(of: EDAM.Notebook.self))
+    }
+
+    public func getDefaultNotebook(authenticationToken token: String? = nil) async throws -> EDAM.Notebook {
+        let args = try tokenArguments(token ?? authenticationToken)
+        return try await channel.call("getDefaultNotebook", arguments: args.bytes, result: .structure)
+    }
+
+    public func createNotebook(_ notebook: EDAM.Notebook,
+                               authenticationToken token: String? = nil) async throws -> EDAM.Notebook {
+        var args = try tokenArguments(token ?? authenticationToken)
+        args.writeField(2, notebook)
+        return try await channel.call("createNotebook", arguments: args.bytes, result: .structure)
+    }
+
+    public func listTags(authenticationToken token: String? = nil) async throws -> [EDAM.Tag] {
+        let args = try tokenArguments(token ?? authenticationToken)
+        return try await channel.call("listTags", arguments: args.bytes, result: .list(of: EDAM.Tag.self))
+    }
+
+    /// Not idempotent: if the reply is lost the note may exist anyway, so a retrying queue should
+    /// look for it with `findNotesMetadata` first.
+    public func createNote(_ note: EDAM.Note,
+                           authenticationToken token: String? = nil) async throws -> EDAM.Note {
+        var args = try tokenArguments(token ?? authenticationToken)
+        args.writeField(2, note)
+        return try await channel.call("createNote", arguments: args.bytes, result: .structure)
+    }
+
+    /// `offset` is 0-based; the service returns at most 250 notes per call.
+    public func findNotesMetadata(filter: EDAM.NoteFilter, offset: Int32, maxNotes: Int32,
+                                  resultSpec: EDAM.NotesMetadataResultSpec,
+                                  authenticationToken token: String? = nil) async throws -> EDAM.NotesMetadataList {
+        var args = try tokenArguments(token ?? authenticationToken)
+        args.writeField(2, filter)
+        args.writeField(3, offset)
+        args.writeField(4, maxNotes)
+        args.writeField(5, resultSpec)
+        return try await channel.call("findNotesMetadata", arguments: args.bytes,
+                                      result: .structure)
+    }
+
+    public func getNote(guid: EDAM.Guid, withContent: Bool, withResourcesData: Bool,
+                        withResourcesRecognition: Bool = false, withResourcesAlternateData: Bool = false,
+                        authenticationToken token: String? = nil) async throws -> EDAM.Note {
+        var args = try tokenArguments(token ?? authenticationToken)
+        args.writeField(2, guid)
+        args.writeField(3, withContent)
+        args.writeField(4, withResourcesData)
+        args.writeField(5, withResourcesRecognition)
+        args.writeField(6, withResourcesAlternateData)
+        return try await channel.call("getNote", arguments: args.bytes, result: .structure)
+    }
+
+    /// Moves a note to the trash (`expungeNote` is not open to third-party clients); returns
+    /// the account's update sequence number after the change.
+    @discardableResult
+    public func deleteNote(guid: EDAM.Guid, authenticationToken token: String? = nil) async throws -> Int32 {
+        var args = try tokenArguments(token ?? authenticationToken)
+        args.writeField(2, guid)
+        return try await channel.call("deleteNote", arguments: args.bytes, result: .int32)
+    }
+
+    /// The value stored under `key` in the note's applicationData (a missing key is
+    /// `EvernoteError.notFound`).
+    public func getNoteApplicationDataEntry(guid: EDAM.Guid, key: String,
+                                            authenticationToken token: String? = nil) async throws -> String {
+        var args = try tokenArguments(token ?? authenticationToken)
+        args.writeField(2, guid)
+        args.writeField(3, key)
+        return try await channel.call("getNoteApplicationDataEntry", arguments: args.bytes, result: .string)
+    }
+}
+
+/// Starts an args struct with field 1 `authenticationToken`, which every authenticated call has.
+private func tokenArguments(_ token: String?) throws(EvernoteError) -> ThriftBinaryWriter {
+    guard let token, !token.isEmpty else { throw .missingAuthenticationToken }
+    var writer = ThriftBinaryWriter()
+    writer.writeField(1, token)
+    return writer
+}

@@ -1,0 +1,198 @@
+import Support
+/// Builds Thrift binary-protocol bytes. Always writes the strict (versioned) message header,
+/// which every Evernote SDK and server accepts.
+public struct ThriftBinaryWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: Messages and structs
+
+    public mutating func writeMessageBegin(_ header: ThriftMessageHeader) {
+        writeI32(Int32(bitPattern: 0x8001_0000 | UInt32(header.type.rawValue)))
+        writeString(header.name)
+        writeI32(header.seqid)
+    }
+
+    public mutating func writeMessageBegin(name: String, type: ThriftMessageType, seqid: Int32) {
+        writeMessageBegin(ThriftMessageHeader(name: name, type: type, seqid: seqid))
+    }
+
+    public mutating func writeFieldBegin(_ type: ThriftType, id: Int16) {
+        bytes.append(type.rawValue)
+        writeI16(id)
+    }
+
+    /// Ends a struct; also ends the args/result struct of a message.
+    public mutating func writeFieldStop() {
+        bytes.append(ThriftType.stop.rawValue)
+    }
+
+    // MARK: Scalars
+
+    public mutating func writeBool(_ value: Bool) {
+        bytes.append(value ? 1 : 0)
+    }
+
+    public mutating func writeByte(_ value: Int8) {
+        bytes.append(UInt8(bitPattern: value))
+    }
+
+    public mutating func writeI16(_ value: Int16) {
+        let v = UInt16(bitPattern: value)
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v))
+    }
+
+    public mutating func writeI32(_ value: Int32) {
+        let v = UInt32(bitPattern: value)
+        for shift in stride(from: 24, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift)))
+        }
+    }
+
+    public mutating func writeI64(_ value: Int64) {
+        let v = UInt64(bitPattern: value)
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
+        }
+    }
+
+    public mutating func writeDouble(_ value: Double) {
+        writeI64(Int64(bitPattern: value.bitPattern))
+    }
+
+    public mutating func writeString(_ value: String) {
+        writeBinary(Array(value.utf8))
+    }
+
+    public mutating func writeBinary(_ value: [UInt8]) {
+        writeLength(value.count)
+        bytes.append(contentsOf: value)
+    }
+
+    /// Appends bytes that are already Thrift-encoded (e.g. pre-encoded call arguments).
+    public mutating func writeRaw(_ encoded: [UInt8]) {
+        bytes.append(contentsOf: encoded)
+    }
+
+    // MARK: Containers
+
+    public mutating func writeListBegin(elementType: ThriftType, count: Int) {
+        bytes.append(elementType.rawValue)
+        writeLength(count)
+    }
+
+    public mutating func writeSetBegin(elementType: ThriftType, count: Int) {
+        bytes.append(elementType.rawValue)
+        writeLength(count)
+    }
+
+    public mutating func writeMapBegin(keyType: ThriftType, valueType: ThriftType, count: Int) {
+        bytes.append(keyType.rawValue)
+        bytes.append(valueType.rawValue)
+        writeLength(count)
+    }
+
+    private mutating func writeLength(_ count: Int) {
+        // Our own values cannot reach 2 GiB (EDAM caps a resource at 200 MiB); a larger one is a
+        // programming error, not an input condition.
+        precondition(count <= Int(Int32.max), "Thrift length \(count) does not fit in i32")
+        writeI32(Int32(count))
+    }
+}
+
+// MARK: - Optional-field helpers used by the EDAM structs: an unset optional is simply omitted.
+
+extension ThriftBinaryWriter {
+    public mutating func writeField(_ id: Int16, _ value: Bool?) {
+        guard let value else { return }
+        writeFieldBegin(.bool, id: id)
+        writeBool(value)
+    }
+
+    public mutating func writeField(_ id: Int16, _ value: Int16?) {
+        guard let value else { return }
+        writeFieldBegin(.i16, id: id)
+        writeI16(value)
+    }
+
+    public mutating func writeField(_ id: Int16, _ value: Int32?) {
+        guard let value else { return }
+        writeFieldBegin(.i32, id: id)
+        writeI32(value)
+    }
+
+    public mutating func writeField(_ id: Int16, _ value: Int64?) {
+        guard let value else { return }
+        writeFieldBegin(.i64, id: id)
+        writeI64(value)
+    }
+
+    public mutating func writeField(_ id: Int16, _ value: Double?) {
+        guard let value else { return }
+        writeFieldBegin(.double, id: id)
+        writeDouble(value)
+    }
+
+    public mutating func writeField(_ id: Int16, _ value: String?) {
+        guard let value else { return }
+        writeFieldBegin(.string, id: id)
+        writeString(value)
+    }
+
+    public mutating func writeField(_ id: Int16, binary value: [UInt8]?) {
+        guard let value else { return }
+        writeFieldBegin(.string, id: id)
+        writeBinary(value)
+    }
+
+    public mutating func writeField<S: ThriftStruct>(_ id: Int16, _ value: S?) {
+        guard let value else { return }
+        writeFieldBegin(.struct, id: id)
+        value.write(to: &self)
+    }
+
+    public mutating func writeField(_ id: Int16, _ value: [String]?) {
+        guard let value else { return }
+        writeFieldBegin(.list, id: id)
+        writeListBegin(elementType: .string, count: value.count)
+        for element in value { writeString(element) }
+    }
+
+    public mutating func writeField(_ id: Int16, _ value: [Int64]?) {
+        guard let value else { return }
+        writeFieldBegin(.list, id: id)
+        writeListBegin(elementType: .i64, count: value.count)
+        for element in value { writeI64(element) }
+    }
+
+    public mutating func writeField<S: ThriftStruct>(_ id: Int16, _ value: [S]?) {
+        guard let value else { return }
+        writeFieldBegin(.list, id: id)
+        writeListBegin(elementType: .struct, count: value.count)
+        for element in value { element.write(to: &self) }
+    }
+
+    /// Sets go out sorted so that equal values always produce equal bytes.
+    public mutating func writeField(_ id: Int16, _ value: Set<String>?) {
+        guard let value else { return }
+        writeFieldBegin(.set, id: id)
+        writeSetBegin(elementType: .string, count: value.count)
+        for element in value.sorted() { writeString(element) }
+    }
+
+    /// Maps go out sorted by key so that equal values always produce equal bytes.
+    public mutating func writeField(_ id: Int16, _ value: [String: String]?) {
+        guard let value else { return }
+        writeFieldBegin(.map, id: id)
+        writeMapBegin(keyType: .string, valueType: .string, count: value.count)
+        for key in value.keys.sorted() {
+            writeString(key)
+            writeString(value[key]!)
+        }
+    }
+}

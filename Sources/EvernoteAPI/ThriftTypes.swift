@@ -1,0 +1,104 @@
+import Support
+// Vocabulary of the Thrift binary protocol shared by the writer and the reader.
+
+/// Wire type ids. Raw values are the bytes on the wire (PROTOCOL.md §3.2).
+public enum ThriftType: UInt8, Sendable, Hashable, CustomStringConvertible {
+    case stop = 0
+    case void = 1
+    case bool = 2
+    case byte = 3
+    case double = 4
+    case i16 = 6
+    case i32 = 8
+    case i64 = 10
+    case string = 11
+    case `struct` = 12
+    case map = 13
+    case set = 14
+    case list = 15
+
+    /// The fewest bytes one value of this type can occupy; lets the reader reject a container
+    /// count the remaining input could not possibly hold before allocating anything for it.
+    var minimumEncodedSize: Int {
+        switch self {
+        case .stop, .void: return 0
+        case .bool, .byte: return 1
+        case .i16: return 2
+        case .i32: return 4
+        case .i64, .double: return 8
+        case .string: return 4
+        case .struct: return 1
+        case .map: return 6
+        case .set, .list: return 5
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .stop: return "STOP"
+        case .void: return "VOID"
+        case .bool: return "BOOL"
+        case .byte: return "BYTE"
+        case .double: return "DOUBLE"
+        case .i16: return "I16"
+        case .i32: return "I32"
+        case .i64: return "I64"
+        case .string: return "STRING"
+        case .struct: return "STRUCT"
+        case .map: return "MAP"
+        case .set: return "SET"
+        case .list: return "LIST"
+        }
+    }
+}
+
+public enum ThriftMessageType: UInt8, Sendable, Hashable {
+    case call = 1
+    case reply = 2
+    case exception = 3
+    case oneway = 4
+}
+
+public struct ThriftMessageHeader: Sendable, Hashable {
+    public var name: String
+    public var type: ThriftMessageType
+    public var seqid: Int32
+
+    public init(name: String, type: ThriftMessageType, seqid: Int32) {
+        self.name = name
+        self.type = type
+        self.seqid = seqid
+    }
+}
+
+public struct ThriftFieldHeader: Sendable, Hashable {
+    public var type: ThriftType
+    public var id: Int16
+
+    public init(type: ThriftType, id: Int16) {
+        self.type = type
+        self.id = id
+    }
+}
+
+/// A Thrift struct that can put itself on the wire and be rebuilt from it. Decoding must skip
+/// unknown field ids (the service is free to send fields newer than our IDL) and reject a
+/// struct that lacks a `required` field.
+public protocol ThriftStruct: Sendable {
+    init(from reader: inout ThriftBinaryReader) throws(ThriftError)
+    func write(to writer: inout ThriftBinaryWriter)
+}
+
+extension ThriftStruct {
+    /// Encodes this struct alone (no message header), mostly for tests and golden bytes.
+    public func thriftEncoded() -> [UInt8] {
+        var writer = ThriftBinaryWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    public init(thriftEncoded bytes: [UInt8], limits: ThriftReaderLimits = .default) throws(ThriftError) {
+        var reader = ThriftBinaryReader(bytes, limits: limits)
+        try self.init(from: &reader)
+    }
+}

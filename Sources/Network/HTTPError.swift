@@ -1,0 +1,80 @@
+import Support
+import EvernoteAPI
+import Configuration
+/// Every way an HTTP exchange can fail below the HTTP status line. Payloads are host names or
+/// short curl messages, never URLs' query strings, headers or bodies (they may carry secrets).
+public enum HTTPError: ENLogError, Equatable {
+    /// `http://` to a host that is not loopback; refused before any connection.
+    case insecureURL(String)
+    case invalidURL(String)
+    case couldNotResolveHost(String)
+    case couldNotConnect(String)
+    case timedOut
+    /// The connection broke after the request may have been sent: the server may have acted on it.
+    case connectionLost
+    case tls(String)
+    case responseTooLarge
+    case cancelled
+    case other(code: Int, message: String)
+
+    public var reason: String {
+        switch self {
+        case .insecureURL(let host):
+            return "refusing to send an unencrypted http:// request to \(HTTPText.oneLine(host))"
+        case .invalidURL(let what):
+            return "not a usable http(s) URL: \(HTTPText.oneLine(what))"
+        case .couldNotResolveHost(let host):
+            return "could not resolve the host name \(HTTPText.oneLine(host))"
+        case .couldNotConnect(let host):
+            return "could not connect to \(HTTPText.oneLine(host))"
+        case .timedOut:
+            return "the network request timed out"
+        case .connectionLost:
+            return "the connection was lost before the reply was complete (the request may have been processed)"
+        case .tls(let message):
+            return "the secure (TLS) connection failed: \(HTTPText.oneLine(message))"
+        case .responseTooLarge:
+            return "the server's reply was larger than the allowed size"
+        case .cancelled:
+            return "the network request was cancelled"
+        case .other(let code, let message):
+            return "network error (curl \(code)): \(HTTPText.oneLine(message))"
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .insecureURL:
+            return "use an https:// URL; plain http:// is only allowed to loopback test servers (127.0.0.0/8, ::1, localhost)"
+        case .invalidURL:
+            return "check the configured host or URL"
+        case .couldNotResolveHost:
+            return "check the network connection and DNS, and the configured host name"
+        case .couldNotConnect:
+            return "check the network connection, firewall and proxy settings (https_proxy, no_proxy), then retry"
+        case .timedOut:
+            return "retry later; the network or the server is slow"
+        case .connectionLost:
+            return "retry later; a note that was being created may already exist"
+        case .tls:
+            return "check the system clock and the CA certificates (package ca-certificates); a proxy that intercepts TLS is not trusted"
+        case .responseTooLarge:
+            return "check that the configured host is the real service"
+        case .cancelled:
+            return nil
+        case .other:
+            return "retry later; if it persists, check the network and proxy settings"
+        }
+    }
+}
+
+extension HTTPError {
+    public var category: ErrorCategory {
+        switch self {
+        // Something answered, but too much to be the service's reply.
+        case .responseTooLarge: return .protocolError
+        case .cancelled: return .temporary
+        default: return .unavailable
+        }
+    }
+}

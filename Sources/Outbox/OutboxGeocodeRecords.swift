@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import Support
+import EvernoteAPI
+import Configuration
+import Capture
+import Compose
+
+/// The geocode cache's rows, kept in the outbox's own database file and read and written only
+/// through these methods (tables created by `OutboxSchema`'s migrations): `geocodeCache`, the
+/// service's raw replies by rounded position and language, and `geocodeRateLimit`, the one row
+/// holding the request slot every enlog process on the machine shares. Synchronous, like the
+/// cache that uses them (each is one short transaction). Every failure is an `OutboxError`.
+extension OutboxStore {
+    /// Where a reply is kept: coordinates × 10^precision, rounded, and a normalised language.
+    public struct GeocodeCell: Sendable, Hashable {
+        public var latitudeKey: Int64
+        public var longitudeKey: Int64
+        public var precision: Int
+        public var language: String
+
+        public init(latitudeKey: Int64, longitudeKey: Int64, precision: Int, language: String) {
+            self.latitudeKey = latitudeKey
+            self.longitudeKey = longitudeKey
+            self.precision = precision
+            self.language = language
+        }
+    }
+
+    /// The stored reply for `cell` and when it was fetched, if any.
+    public func geocodeReply(for cell: GeocodeCell) throws(OutboxError) -> (reply: [UInt8], fetchedAt: Date)? {
+        try readNow { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT reply, fetchedAt FROM geocodeCache
+                WHERE latitudeKey = ? AND longitudeKey = ? AND precision = ? AND language = ?
+                """, arguments: [cell.latitudeKey, cell.longitudeKey, cell.precision, cell.language]),
+                  let fetchedAt = row["fetchedAt"] as Date? else { return nil }
+            let reply: Data = row["reply"]
+            return ([UInt8](reply), fetchedAt)
+        }
+    }
+
+    /// Stores (or replaces) the reply for `cell`.
+    public func storeGeocodeReply(_ reply: [UInt8], for cell: GeocodeCell, fetchedAt: Date) throws(OutboxError) {
+        try writeNow { db in
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO geocodeCache (latitudeKey, longitudeKey, precision, language, reply, fetchedAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [cell.latitudeKey, cell.longitudeKey, cell.precision, cell.language,
+                                 Data(reply), fetchedAt])
+        }
+    }
+
+    /// Deletes replies fetched before `date`; returns how many.
+    public func removeGeocodeReplies(fetchedBefore date: Date) throws(OutboxError) -> Int {
+        try writeNow { db in
+            try db.execute(sql: "DELETE FROM geocodeCache WHERE fetchedAt < ?", arguments: [date])
+            return db.changesCount
+        }
+    }
+
+    /// The shared request slot: when the latest request starts (or is scheduled to start) and
+    /// the wall time that was decided at, both in seconds since 1970.
+    public struct GeocodeSlot: Sendable, Equatable {
+        public var start: Double
+        public var reservedAt: Double
+    }
+
+    /// Reads the shared slot and replaces it, under the write lock from before the read (an
+    /// IMMEDIATE transaction), so two processes never both build on the same previous slot.
+    /// `decide` gets the slot stored and the clock read inside the transaction, and returns the
+    /// new slot's start, or nil to leave the row as it is. Returns `decide`'s answer.
+    public func replaceGeocodeSlot(clock: () -> Date,
+                                   decide: (_ latest: GeocodeSlot, _ now: Double) -> Double?) throws(OutboxError) -> Double? {
+        try writeNowWithoutTransaction { db in
+            var outcome: Double?
+            try db.inTransaction(.immediate) {
+                let now = clock().timeIntervalSince1970
+                let row = try Row.fetchOne(db, sql: "SELECT lastRequestAt, reservedAt FROM geocodeRateLimit WHERE id = 1")
+                let latest = GeocodeSlot(start: row?["lastRequestAt"] ?? 0, reservedAt: row?["reservedAt"] ?? 0)
+                guard let start = decide(latest, now) else { return .rollback }
+                try db.execute(sql: "INSERT OR REPLACE INTO geocodeRateLimit (id, lastRequestAt, reservedAt) VALUES (1, ?, ?)",
+                               arguments: [start, now])
+                outcome = start
+                return .commit
+            }
+            return outcome
+        }
+    }
+}

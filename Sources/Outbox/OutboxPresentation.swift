@@ -1,0 +1,149 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Capture
+import Compose
+
+/// How outbox notes and logged fixes are shown: one line each for people, JSON for scripts.
+public enum OutboxJSON {
+    /// A note without its ENML body (`enlog queue show ID` prints that).
+    struct NoteSummary: Encodable {
+        var id: Int64?
+        var uid: String
+        var state: OutboxNote.State
+        var title: String
+        var notebook: String?
+        var tags: [String]
+        var latitude: Double?
+        var longitude: Double?
+        var addressPending: Bool
+        var mapPending: Bool
+        var attempts: Int
+        var guid: String?
+        var lastError: String?
+        var nextAttemptAt: Date?
+        var createdAt: Date
+        /// Where and when an exported note went (`export --enex --new`).
+        var exportedTo: String?
+        var exportedAt: Date?
+
+        init(_ note: OutboxNote, mapPending: Bool, export: ENEXExportRecord? = nil) {
+            id = note.id; uid = note.uid; state = note.state; title = note.title; notebook = note.notebookName
+            tags = note.tags; latitude = note.latitude; longitude = note.longitude; addressPending = note.addressPending
+            self.mapPending = mapPending
+            attempts = note.attempts; guid = note.guid; lastError = note.lastError; nextAttemptAt = note.nextAttemptAt
+            createdAt = note.createdAt
+            if note.state == .exported, let export {
+                exportedTo = export.file
+                exportedAt = export.exportedAt
+            }
+        }
+    }
+
+    /// - Parameters:
+    ///   - mapsPending: the ids of the notes waiting for their map (`noteIdsWithPendingMaps`).
+    ///   - exports: where the exported notes went (`exportRecords`).
+    public static func encode(_ notes: [OutboxNote], mapsPending: Set<Int64> = [],
+                              exports: [Int64: ENEXExportRecord] = [:]) throws -> String {
+        try JSONOutput.encode(notes.map {
+            NoteSummary($0, mapPending: $0.id.map(mapsPending.contains) ?? false, export: $0.id.flatMap { exports[$0] })
+        })
+    }
+    public static func encode(_ note: OutboxNote, mapPending: Bool = false) throws -> String {
+        try JSONOutput.encode(NoteSummary(note, mapPending: mapPending))
+    }
+    public static func encode(_ fixes: [FixRecord]) throws -> String { try JSONOutput.encode(fixes) }
+
+    /// `queue show --json`: the summary `queue list --json` gives, plus the ENML body.
+    /// With its resources (without their bytes) and whether its map is still to be made.
+    public static func encodeWithContent(_ note: OutboxNote, resources: [NoteResource] = [], mapPending: Bool = false,
+                                         export: ENEXExportRecord? = nil) throws -> String {
+        struct Full: Encodable {
+            var summary: NoteSummary
+            var content: String
+            var resources: [ResourceSummary]
+            func encode(to encoder: any Encoder) throws {
+                try summary.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(content, forKey: .content)
+                try container.encode(resources, forKey: .resources)
+            }
+            enum Key: String, CodingKey { case content, resources }
+        }
+        return try JSONOutput.encode(Full(summary: NoteSummary(note, mapPending: mapPending, export: export), content: note.content,
+                                          resources: resources.map(ResourceSummary.init)))
+    }
+
+    /// A resource as `queue show --json` lists it: everything but the bytes.
+    struct ResourceSummary: Encodable {
+        /// "attachment" (a file the user attached, photos included) or "enlog" (made by enlog: the
+        /// map, a digest's track).
+        var kind: String
+        var hash: String
+        var mime: String
+        var size: Int
+        var width: Int?
+        var height: Int?
+        var fileName: String?
+        var latitude: Double?
+        var longitude: Double?
+
+        init(_ resource: NoteResource) {
+            kind = resource.userFile ? "attachment" : "enlog"
+            hash = resource.hash
+            mime = resource.mime
+            size = resource.body.count
+            width = resource.width
+            height = resource.height
+            fileName = resource.fileName
+            latitude = resource.latitude
+            longitude = resource.longitude
+        }
+    }
+
+    /// `queue show`'s line per resource (on stderr, so the ENML on stdout still pipes to `validate`).
+    public static func line(_ resource: NoteResource) -> String {
+        let size = [resource.width, resource.height].compactMap { $0 }.map(String.init).joined(separator: "×")
+        return "\(resource.userFile ? "attachment" : "resource") \(resource.hash)\t\(resource.mime)\t\(size.isEmpty ? "-" : size)\t\(resource.body.count) bytes\t\(resource.fileName ?? "-")"
+    }
+
+
+    public static func line(_ note: OutboxNote, mapPending: Bool = false, export: ENEXExportRecord? = nil) -> String {
+        var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(timestamp(note.createdAt))\t\(note.title)"
+        if note.addressPending { line += "\t(address pending)" }
+        if mapPending { line += "\t(map pending)" }
+        if note.state == .exported, let export { line += "\t(in \(export.file))" }
+        if let error = note.lastError, note.state == .failed || note.state == .parked { line += "\t\(error)" }
+        return line
+    }
+
+    /// Always five tab-separated columns (time, position, altitude, accuracy, source), with
+    /// "-" for what is unknown, so `cut -f` and `awk` see the same column everywhere.
+    public static func line(_ fix: FixRecord) -> String {
+        [timestamp(fix.timestamp),
+         NoteRenderer.coordinate(fix.latitude) + "," + NoteRenderer.coordinate(fix.longitude),
+         fix.altitude.map { "alt \(NoteRenderer.decimal($0)) m" } ?? "-",
+         fix.horizontalAccuracy.map { "±\(NoteRenderer.decimal($0)) m" } ?? "-",
+         fix.source.rawValue].joined(separator: "\t")
+    }
+
+    private static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// `2026-11-22` (local midnight) or a full ISO 8601 date and time with its zone.
+    public static func parseDate(_ text: String, timeZone: TimeZone = .current) -> Date? {
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: text) { return date }
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.calendar = Calendar(identifier: .gregorian)
+        day.timeZone = timeZone
+        day.dateFormat = "yyyy-MM-dd"
+        day.isLenient = false
+        return day.date(from: text)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+import Support
+import EvernoteAPI
+import Configuration
+import Capture
+import Compose
+
+/// A row of `fix`: every fix that was logged, kept as location history.
+public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "fix"
+
+    public var id: Int64?
+    public var latitude: Double
+    public var longitude: Double
+    public var altitude: Double?
+    public var horizontalAccuracy: Double?
+    public var speed: Double?
+    public var course: Double?
+    public var timestamp: Date
+    public var source: Fix.Source
+    public var createdAt: Date
+
+    public init(_ fix: Fix, createdAt: Date = Date()) {
+        latitude = fix.latitude
+        longitude = fix.longitude
+        altitude = fix.altitude
+        horizontalAccuracy = fix.horizontalAccuracy
+        speed = fix.speed
+        course = fix.course
+        timestamp = fix.timestamp
+        source = fix.source
+        self.createdAt = createdAt
+    }
+
+    /// The stored values as a checked `Fix`.
+    public func fix() throws(OutboxError) -> Fix {
+        do {
+            return try Fix(latitude: latitude, longitude: longitude, altitude: altitude,
+                           horizontalAccuracy: horizontalAccuracy, speed: speed, course: course,
+                           timestamp: timestamp, source: source)
+        } catch {
+            throw .storedFixInvalid(id: id ?? 0, detail: error.reason)
+        }
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+extension Fix.Source: DatabaseValueConvertible {}
+
+/// A row of `note`: one note waiting for, undergoing, or done with upload.
+public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "note"
+
+    /// pending → sending → synced, or sending → failed (retried automatically when due) or
+    /// parked (kept aside until someone calls `retry`); or pending/failed → exported: written to
+    /// an ENEX file as its destination (`export --enex --new`), which sync leaves alone.
+    public enum State: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+        case pending, sending, synced, failed, parked, exported
+
+        var explanation: String {
+            switch self {
+            case .pending: return "it is waiting to be sent"
+            case .sending: return "it is being sent right now"
+            case .synced: return "it was already uploaded"
+            case .failed: return "its last upload failed"
+            case .parked: return "it is parked"
+            case .exported: return "it was exported to an ENEX file"
+            }
+        }
+
+        func suggestion(for action: Action) -> String? {
+            switch self {
+            case .sending: return "wait for the running sync to finish"
+            case .synced: return "the note is in Evernote already; nothing to do"
+            case .exported: return "`enlog queue retry ID` puts it back in the queue if its ENEX file was never imported"
+            case .pending where action == .markSynced || action == .markFailed:
+                return "mark the note as sending before reporting an upload result"
+            default: return nil
+            }
+        }
+    }
+
+    public enum Action: String, Sendable, Codable {
+        case markSending = "send"
+        case markSynced = "mark as synced"
+        case markFailed = "mark as failed"
+        case retry
+        case drop
+        case park
+        case resolveAddress = "set the address of"
+    }
+
+    public var id: Int64?
+    public var uid: String
+    public var fixId: Int64
+    public var title: String
+    public var content: String
+    public var notebookName: String?
+    public var tags: [String]
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+    public var placeName: String?
+    public var subjectDate: Date?
+    public var source: String?
+    public var sourceApplication: String?
+    public var addressPending: Bool
+    public var state: State
+    /// The Evernote note GUID and update sequence number once uploaded.
+    public var guid: String?
+    public var usn: Int64?
+    public var attempts: Int
+    public var lastAttemptAt: Date?
+    public var nextAttemptAt: Date?
+    public var lastError: String?
+    public var account: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    init(draft: NoteDraft, fix: FixRecord, fixId: Int64, now: Date) {
+        uid = draft.uid
+        self.fixId = fixId
+        title = draft.title
+        content = draft.content
+        notebookName = draft.notebookName
+        tags = draft.tags
+        latitude = fix.latitude
+        longitude = fix.longitude
+        altitude = fix.altitude
+        placeName = draft.placeName
+        subjectDate = draft.subjectDate
+        source = draft.source
+        sourceApplication = draft.sourceApplication
+        addressPending = draft.addressPending
+        state = .pending
+        attempts = 0
+        account = draft.account
+        createdAt = now
+        updatedAt = now
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let uid = Column(CodingKeys.uid)
+        public static let fixId = Column(CodingKeys.fixId)
+        public static let state = Column(CodingKeys.state)
+        public static let addressPending = Column(CodingKeys.addressPending)
+        public static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
+        public static let lastAttemptAt = Column(CodingKeys.lastAttemptAt)
+        public static let updatedAt = Column(CodingKeys.updatedAt)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+
+/// One sync at a time per outbox: an exclusive `flock` on `<db>.sync.lock` (a `FileLock`).
+///
+/// The kernel drops the lock when its holder exits or is killed, so a stale lock cannot exist:
+/// a lock file left behind by a dead process is simply locked again. The file holds the
+/// holder's pid, for the error message only. Released when the owner is deinitialised (or on
+/// `release()`); the descriptor is close-on-exec so child processes never inherit it.
+public final class SyncLock: Sendable {
+    public let path: String
+    private let lock: FileLock
+
+    public static func lockPath(forDatabase databasePath: String) -> String { databasePath + ".sync.lock" }
+
+    /// Takes the lock without waiting; `SyncError.syncInProgress` when another process holds it.
+    public init(databasePath: String) throws(SyncError) {
+        let path = Self.lockPath(forDatabase: databasePath)
+        self.path = path
+        do {
+            lock = try FileLock(path: path)
+        } catch {
+            switch error {
+            case .held(let holder): throw .syncInProgress(lockPath: path, holderPid: holder)
+            case .unavailable(let detail): throw .lockUnavailable(path: path, detail: detail)
+            }
+        }
+    }
+
+    public func release() { lock.release() }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+
+public enum WatchError: ENLogError, Equatable {
+    /// Another `enlog watch` follows this outbox.
+    case alreadyRunning(lockPath: String, holderPid: Int32?)
+    case lockUnavailable(path: String, detail: String)
+    /// The kernel refused the network-change subscription or a signal source.
+    case setupFailed(String)
+
+    public var reason: String {
+        switch self {
+        case let .alreadyRunning(path, pid):
+            let holder = pid.map { "process \($0)" } ?? "another process"
+            return "another enlog watch (\(holder)) already follows this outbox (lock \(path))"
+        case let .lockUnavailable(path, detail):
+            return "cannot take the watch lock \(path): \(detail)"
+        case let .setupFailed(detail):
+            return detail
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .alreadyRunning: return "stop it first, or give this one another outbox with --db"
+        default: return nil
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .alreadyRunning: return .temporary
+        case .lockUnavailable: return .cannotWrite
+        case .setupFailed: return .unavailable
+        }
+    }
+}
+
+/// One `enlog watch` per outbox: an exclusive `flock` on `<outbox>.watch.lock`.
+public struct WatchLock: Sendable {
+    private let lock: FileLock
+
+    public static func lockPath(forDatabase path: String) -> String { path + ".watch.lock" }
+
+    public init(databasePath: String) throws(WatchError) {
+        let path = Self.lockPath(forDatabase: databasePath)
+        do {
+            lock = try FileLock(path: path)
+        } catch {
+            switch error {
+            case .held(let pid): throw .alreadyRunning(lockPath: path, holderPid: pid)
+            case .unavailable(let detail): throw .lockUnavailable(path: path, detail: detail)
+            }
+        }
+    }
+
+    public func release() { lock.release() }
+}
