@@ -11,6 +11,17 @@ extension WatchGPSDTests {
         return GeneratedTrack(start: Date().addingTimeInterval(-Double(150 + 25 + 60 + 25 + 60) - 60), legs: legs)
     }
 
+    /// watch following gpsfake's drive, once it has logged its first note.
+    private func watchingADrive() throws -> (EnlogHome, WatchProcess) {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        let port = try freeLoopbackPort()
+        _ = try gpsfake(drive(), port: port, in: home.directory, name: "drive.nmea")
+        let watch = try WatchProcess(home: home, environment: environment(port: port))
+        XCTAssertTrue(watch.waitFor(1, "noted", seconds: 120), watch.child.output)
+        return (home, watch)
+    }
+
     private func notedIds(_ output: String) -> [Int] {
         WatchProcess.events(output).filter { $0["event"] as? String == "noted" }.compactMap { $0["id"] as? Int }
     }
@@ -25,12 +36,7 @@ extension WatchGPSDTests {
     /// `rm enlog.sqlite`: the outbox is put back at its path with every note, said once, and
     /// watch goes on writing there.
     func testAnOutboxDeletedUnderWatchIsPutBackAndFollowed() throws {
-        var home = try EnlogHome()
-        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
-        let port = try freeLoopbackPort()
-        _ = try gpsfake(drive(), port: port, in: home.directory, name: "drive.nmea")
-        let watch = try WatchProcess(home: home, environment: environment(port: port))
-        XCTAssertTrue(watch.waitFor(1, "noted", seconds: 120), watch.child.output)
+        let (home, watch) = try watchingADrive()
         XCTAssertEqual(unlink(home.database), 0)
         XCTAssertTrue(watch.waitFor("outbox-restored", seconds: 120), "never noticed: \(watch.child.output.suffix(3000))")
         XCTAssertTrue(watch.waitFor(3, "noted", seconds: 120), "stopped noting: \(watch.child.output.suffix(3000))")
@@ -50,12 +56,7 @@ extension WatchGPSDTests {
     /// Another outbox moved onto the path: the notes of the one watch had open (the one in hand
     /// included) go beside it, and watch stops with exit 73 saying where; the new one is untouched.
     func testAnOutboxReplacedUnderWatchIsKeptBesideAndWatchStops() throws {
-        var home = try EnlogHome()
-        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
-        let port = try freeLoopbackPort()
-        _ = try gpsfake(drive(), port: port, in: home.directory, name: "drive.nmea")
-        let watch = try WatchProcess(home: home, environment: environment(port: port))
-        XCTAssertTrue(watch.waitFor(1, "noted", seconds: 120), watch.child.output)
+        let (home, watch) = try watchingADrive()
         let other = home.directory.path("data/other.sqlite")
         XCTAssertEqual(try home.run("log", "--at", "1,1", "--no-sync", "--no-geocode", "--db", other).status, 0)
         XCTAssertEqual(rename(other, home.database), 0)
