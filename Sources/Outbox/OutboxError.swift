@@ -26,6 +26,9 @@ public enum OutboxError: ENLogError, Equatable {
     case invalidTransition(id: Int64, state: OutboxNote.State, action: OutboxNote.Action)
     case storedFixInvalid(id: Int64, detail: String)
     case database(path: String, detail: String)
+    /// The file was deleted or replaced while enlog wrote to it (`OutboxFile`): its notes, the
+    /// last one included, were copied out to `keptIn` (the path itself when it was free).
+    case vanished(path: String, replaced: Bool, keptIn: String?, detail: String?)
 
     public var reason: String {
         switch self {
@@ -57,6 +60,11 @@ public enum OutboxError: ENLogError, Equatable {
             return "stored fix \(id) is invalid: \(detail)"
         case let .database(path, detail):
             return "outbox \(path): \(detail)"
+        case let .vanished(path, replaced, keptIn, detail):
+            let what = "outbox \(path) was \(replaced ? "replaced by another file" : "deleted") while enlog was writing to it"
+            guard let keptIn else { return what + ", and its notes could not be copied out: \(detail ?? "unknown error")" }
+            return keptIn == path ? what + "; it is back there with every note, the last one included"
+                                  : what + "; the notes of the one enlog had open, the last one included, are in \(keptIn)"
         }
     }
 
@@ -88,6 +96,9 @@ public enum OutboxError: ENLogError, Equatable {
             return state.suggestion(for: action)
         case .storedFixInvalid, .database:
             return nil
+        case let .vanished(path, _, keptIn, _):
+            guard let keptIn else { return "notes not yet uploaded from it are lost" }
+            return keptIn == path ? "start the command again" : "`enlog --db \(keptIn) sync` uploads them; the next start uses \(path)"
         }
     }
 
@@ -132,7 +143,7 @@ extension OutboxError {
         switch self {
         case .locked: return .temporary
         case .corrupt, .newerSchema, .storedFixInvalid: return .ioError
-        case .readOnly, .cannotOpen, .diskFull, .database: return .cannotWrite
+        case .readOnly, .cannotOpen, .diskFull, .database, .vanished: return .cannotWrite
         case .missing, .notInitialized: return .noInput
         case .foreign: return .foreignDatabase
         case .noteNotFound, .duplicateNote, .invalidTransition: return .usage

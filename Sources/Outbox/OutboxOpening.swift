@@ -88,7 +88,7 @@ struct OutboxOpening {
         return configuration
     }
 
-    private static func openPool(path: String, busyTimeout: TimeInterval, readOnly: Bool) throws(OutboxError) -> DatabasePool {
+    static func openPool(path: String, busyTimeout: TimeInterval, readOnly: Bool) throws(OutboxError) -> DatabasePool {
         let configuration = configuration(busyTimeout: busyTimeout, readOnly: readOnly)
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)

@@ -14,7 +14,10 @@ import Compose
 public struct OutboxStore: Sendable {
     public let path: String
     public let busyTimeout: TimeInterval
-    private let pool: DatabasePool
+    /// The file open, with its database connections; it notices the path deleted or replaced
+    /// under a writer and goes on with a copy (`OutboxFile`).
+    let file: OutboxFile
+    var pool: DatabasePool { file.pool }
 
     public static let defaultBusyTimeout: TimeInterval = 5
 
@@ -38,7 +41,10 @@ public struct OutboxStore: Sendable {
                 access mode: Access = .create) throws(OutboxError) {
         self.path = path
         self.busyTimeout = busyTimeout
-        pool = try OutboxOpening(path: path, busyTimeout: busyTimeout).open(for: mode)
+        file = OutboxFile(path: path, pool: try OutboxOpening(path: path, busyTimeout: busyTimeout).open(for: mode),
+                          tracking: mode != .read) { copy throws(OutboxError) in
+            try OutboxOpening.openPool(path: copy, busyTimeout: busyTimeout, readOnly: false)
+        }
     }
 
     // MARK: Writing
@@ -339,10 +345,12 @@ public struct OutboxStore: Sendable {
     // the store's own files in Outbox/ only.
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
-        do {
-            return try await pool.write(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        try await followingTheFile { () async throws(OutboxError) -> T in
+            do {
+                return try await pool.write(body)
+            } catch {
+                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            }
         }
     }
 
@@ -364,18 +372,22 @@ public struct OutboxStore: Sendable {
     }
 
     func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        do {
-            return try pool.write(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        try followingTheFileNow { () throws(OutboxError) -> T in
+            do {
+                return try pool.write(body)
+            } catch {
+                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            }
         }
     }
 
     func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        do {
-            return try pool.writeWithoutTransaction(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        try followingTheFileNow { () throws(OutboxError) -> T in
+            do {
+                return try pool.writeWithoutTransaction(body)
+            } catch {
+                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            }
         }
     }
 }

@@ -101,6 +101,8 @@ extension WatchStateMachine {
         case networkSubscriptionFailed(reason: String)
         case reloaded(Settings, gpsdChanged: Bool)
         case reloadFailed(reason: String)
+        /// The outbox file was replaced under watch; its notes went beside it (`OutboxFile`).
+        case outboxReplaced
     }
 
     enum Action: Sendable, Equatable {

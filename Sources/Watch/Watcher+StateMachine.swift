@@ -98,6 +98,8 @@ struct WatchStateMachine: Sendable {
             }
             out.report(.event, "signal", number == SIGINT ? "interrupted" : "terminated", ["signal": .int(Int(number))])
             stop(&out)
+        case .outboxReplaced:
+            stop(&out)
         case .watchdog:
             out.append(.notify(["WATCHDOG=1"]))
         case .noteLogged(let note, let verdict):

@@ -115,15 +115,19 @@ public struct Watcher: Sendable {
     // MARK: Live
 
     /// Runs until SIGTERM or SIGINT (then returns normally: the note being written is finished,
-    /// the sync stops at its next safe point).
+    /// the sync stops at its next safe point), or until the outbox file was replaced under it
+    /// (then stops the same way and throws where its notes are kept: a new start follows the path).
     public func run(context initial: RunContext) async throws {
         let (inputs, feed) = AsyncStream.makeStream(of: WatchStateMachine.Input.self)
         let signals = SignalInputs(feed: feed)
         defer { signals.stop() }
+        reportOutboxFileChanges()
         var loop = try await Loop.start(watcher: self, context: initial, feed: feed)
         for await input in inputs {
             if await loop.handle(input) == .stop { break }
+            if outbox.stopReason != nil, await loop.handle(.outboxReplaced) == .stop { break }
         }
+        if let reason = outbox.stopReason { throw reason }
     }
 }
 

@@ -30,7 +30,7 @@ final class WatchGPSDTests: XCTestCase {
     }
 
     /// gpsfake replaying `track` on `port`, 0.05 s per sentence (three per fix).
-    private func gpsfake(_ track: GeneratedTrack, port: UInt16, in directory: TemporaryDirectory, name: String) throws -> ChildProcess {
+    func gpsfake(_ track: GeneratedTrack, port: UInt16, in directory: TemporaryDirectory, name: String) throws -> ChildProcess {
         guard let executable = TestPaths.executableInPath("gpsfake") else {
             throw XCTSkip("gpsfake is not installed (apt-get install -y gpsd gpsd-clients)")
         }
@@ -42,7 +42,7 @@ final class WatchGPSDTests: XCTestCase {
 
     /// Fixes stamped in the past (so none is "from the future" however fast gpsfake plays them),
     /// accepted through a generous age limit.
-    private func environment(port: UInt16) -> [String: String] {
+    func environment(port: UInt16) -> [String: String] {
         ["ENLOG_LOCATION_GPSD": "127.0.0.1:\(port)", "ENLOG_LOCATION_MAX_AGE": "86400",
          "ENLOG_GEOCODING_ENABLED": "false", "ENLOG_WATCH_MIN_INTERVAL": "30"]
     }
