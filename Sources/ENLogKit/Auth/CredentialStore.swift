@@ -74,7 +74,7 @@ public struct Credentials: Sendable, Codable, Equatable {
     public func redacted(now: Date = Date()) -> String {
         func when(_ date: Date?) -> String {
             guard let date else { return "unknown" }
-            let stamp = ISO8601DateFormatter().string(from: date)
+            let stamp = InstantText.string(date)
             return date <= now ? "\(stamp) (expired)" : "\(stamp) (in \(Self.span(date.timeIntervalSince(now))))"
         }
         var lines = [

@@ -145,7 +145,7 @@ public struct Watcher: Sendable {
         var fields: [String: WatchReport.Value] = [
             "id": .int(Int(outcome.note.id ?? 0)), "title": .string(outcome.note.title), "why": .string(why),
             "latitude": .double(outcome.fix.latitude), "longitude": .double(outcome.fix.longitude),
-            "fixTime": .string(ISO8601DateFormatter().string(from: outcome.fix.timestamp)),
+            "fixTime": .string(InstantText.string(outcome.fix.timestamp)),
         ]
         if let problem = outcome.addressProblem { fields["addressProblem"] = .string(problem) }
         return WatchReport(.event, "noted", "logged note \(outcome.note.id ?? 0) (\(why)): \(outcome.note.title)", fields)
@@ -256,7 +256,7 @@ extension Watcher {
             // the history has, so it does not keep that place again either.
             if let record = try await watcher.outbox.latestNotedFix(), let fix = try? record.fix() {
                 decision = MovementDecision(thresholds: decision.thresholds, anchor: fix)
-                lastNote = ISO8601DateFormatter().string(from: fix.timestamp)
+                lastNote = InstantText.string(fix.timestamp)
             }
             if let thresholds = TrackThresholds(config: config) {
                 track = TrackRecorder(thresholds: thresholds, anchor: try? await watcher.outbox.latestFix()?.fix())
@@ -397,7 +397,7 @@ extension Watcher {
                     let outcome = try await logger.log(from: GivenFix(fix: fix))
                     decision.logged(fix)
                     track?.noted(fix)
-                    lastNote = "\(outcome.note.id ?? 0) at \(ISO8601DateFormatter().string(from: fix.timestamp))"
+                    lastNote = "\(outcome.note.id ?? 0) at \(InstantText.string(fix.timestamp))"
                     report(Watcher.notedReport(outcome, verdict: verdict))
                     syncStopped = nil
                     await refreshPending()
@@ -487,7 +487,7 @@ extension Watcher {
             case .held(let hold):
                 retryAfter = max(1, hold.until.timeIntervalSinceNow)
                 report(WatchReport(.event, "sync-held", "the service asked to wait: \(hold.reason)",
-                                   ["notBefore": .string(ISO8601DateFormatter().string(from: hold.until))]))
+                                   ["notBefore": .string(InstantText.string(hold.until))]))
             case .unreachable(_, let waiting):
                 syncFailures += 1
                 if waiting > 0 { retryAfter = watcher.syncBackoff.delay(afterFailures: syncFailures) }

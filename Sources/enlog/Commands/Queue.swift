@@ -119,7 +119,7 @@ struct Queue: AsyncParsableCommand {
             let lifted = try await outbox.liftRateLimitHold()
             Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
                 + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : "")
-                + (lifted.map { "; the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: $0))) is lifted" } ?? ""))
+                + (lifted.map { "; the wait for Evernote's rate limit (until \(InstantText.string($0))) is lifted" } ?? ""))
         }
     }
 
