@@ -20,6 +20,8 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
                            hugechunk  41 bytes whose text chunk claims 0x7FFFFFF0 bytes
                            bomb       a valid 256x256 tile whose image data goes on to inflate
                                       to 200 MB more (about 200 KB sent)
+                           zerowidth  a PNG header claiming 0x256 pixels
+                           badcrc     a PNG whose IHDR checksum is wrong
                          hold/total: keep each image answer until K requests are waiting (then
                          answer the oldest) or T requests have arrived (then answer all): with a
                          client that keeps K downloads in flight this proves the bound exactly,
@@ -132,7 +134,19 @@ def png_chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-HOSTILE = {"hugechunk": huge_chunk_png, "bomb": bomb_png}
+def zero_width_png():
+    """A well-formed PNG header claiming an image 0 pixels wide."""
+    return PNG_SIGNATURE + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 0, 256, 8, 2, 0, 0, 0)) + png_chunk(b"IEND", b"")
+
+
+def bad_crc_png():
+    """A small valid PNG whose IHDR checksum is wrong."""
+    png = bytearray(static_png())
+    png[29] ^= 0xFF
+    return bytes(png)
+
+
+HOSTILE = {"hugechunk": huge_chunk_png, "bomb": bomb_png, "zerowidth": zero_width_png, "badcrc": bad_crc_png}
 
 
 def static_png():

@@ -145,8 +145,8 @@ public final class NominatimGeocoder: ReverseGeocoder {
             return GeocodingError.timedOut(seconds: budget)
         case .cancelled:
             return Task.isCancelled ? CancellationError() : GeocodingError.timedOut(seconds: budget)
-        case .responseTooLarge:
-            return GeocodingError.malformedReply("the reply is too large")
+        case .responseTooLarge, .headerTooLarge:
+            return GeocodingError.malformedReply(error.reason)
         default:
             return GeocodingError.unreachable(error.reason)
         }

@@ -63,7 +63,9 @@ public enum LocationError: ENLogError, Equatable {
             return "none of the \(badChecksums) sentences in NMEA log \(path) has a valid checksum (the first bad one is at line \(firstBadLine))"
         case let .nmeaLogHasNoPositionSentences(path, sentences, kinds, badChecksums):
             let damaged = badChecksums > 0 ? "; \(badChecksums) more with bad or missing checksums" : ""
-            return "NMEA log \(path) has \(sentences) sentences but none of a type that gives a position (\(kinds)\(damaged))"
+            let seen = [kinds, damaged.dropFirst(2).description].filter { !$0.isEmpty }.joined(separator: "; ")
+            return "NMEA log \(path) has \(sentences) sentences but none of a type that gives a position"
+                + (seen.isEmpty ? "" : " (\(seen))")
         case let .nmeaLogHasOnlyInvalidPositions(path, line, problem, invalidSentences):
             let others = invalidSentences > 1 ? " and \(invalidSentences - 1) more" : ""
             return "NMEA log \(path) has no valid position fix: line \(line) was skipped (\(problem))\(others)"

@@ -147,7 +147,7 @@ final class TileFetcher: Sendable {
             switch error {
             case .cancelled: throw .cancelled
             case .insecureURL, .invalidURL: throw .invalidSettings(error.reason)
-            case .responseTooLarge: throw .notAnImage(host: host, detail: "the reply is too large")
+            case .responseTooLarge, .headerTooLarge: throw .notAnImage(host: host, detail: error.reason)
             default:
                 if let cached { return (url, cached.body, .staleUsed) }
                 throw .unreachable(host: host, reason: error.reason)

@@ -38,7 +38,7 @@ enum FailureKind {
             case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL:
                 return .notProcessed(networkDown: true)
             case .cancelled: return .cancelled
-            case .timedOut, .connectionLost, .responseTooLarge, .other: return .ambiguous
+            case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .other: return .ambiguous
             }
         }
         // ThriftHTTPError (a proxy or the service answering non-Thrift) and anything unknown.
