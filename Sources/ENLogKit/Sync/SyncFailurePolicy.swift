@@ -118,7 +118,7 @@ extension SyncRun {
             return
         }
         if current.attempts >= options.maxAttempts {
-            try await outbox.park(id, reason: "\(reason) (gave up after \(current.attempts) attempts)", now: now)
+            try await outbox.park(id, reason: "\(reason) (gave up after \(counted(current.attempts, "attempt")))", now: now)
             summary.parked += 1
             report(id, .parked, guid: nil)
             return

@@ -292,7 +292,7 @@ extension Watcher {
                 await syncTask.value
             }
             await refreshPending()
-            report(WatchReport(.event, "stopped", "stopped; \(pending) notes pending", ["pending": .int(pending)]))
+            report(WatchReport(.event, "stopped", "stopped; \(counted(pending, "note")) pending", ["pending": .int(pending)]))
         }
 
         /// "a note every 200 m, at most one per 300 s[, and one per 3600 s when still]; track every 25 m"
@@ -449,7 +449,7 @@ extension Watcher {
                     let changes = try NetworkEvents.subscribe()
                     let feed = self.feed
                     networkTask = Task { for await change in changes { feed.yield(.network(change)) } }
-                    report(WatchReport(.detail, "network-watch", "listening for network changes (\(pending) notes pending)"))
+                    report(WatchReport(.detail, "network-watch", "listening for network changes (\(counted(pending, "note")) pending)"))
                 } catch {
                     report(WatchReport(.problem, "network-watch", "\(error.reason); uploads wait for new notes and the retry timer"))
                 }
@@ -546,7 +546,7 @@ extension Watcher {
             case .unreachable(let reachability, let summary):
                 let waiting = summary.remaining
                 report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (checked in \(Int(reachability.elapsedMilliseconds)) ms "
-                                   + "after \(trigger)); \(waiting) notes stay queued",
+                                   + "after \(trigger)); \(waiting == 1 ? "1 note stays" : "\(waiting) notes stay") queued",
                                    ["trigger": .string(trigger), "verdict": .string(reachability.verdict.name)]))
                 return .unreachable(reachability, waiting: waiting)
             case .synced(let summary):
