@@ -22,6 +22,7 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
                                       to 200 MB more (about 200 KB sent)
                            zerowidth  a PNG header claiming 0x256 pixels
                            badcrc     a PNG whose IHDR checksum is wrong
+                           oddsize    a 300x200 PNG (not a tile's size); retina: a 512x512 tile
                          hold/total: keep each image answer until K requests are waiting (then
                          answer the oldest) or T requests have arrived (then answer all): with a
                          client that keeps K downloads in flight this proves the bound exactly,
@@ -146,7 +147,22 @@ def bad_crc_png():
     return bytes(png)
 
 
-HOSTILE = {"hugechunk": huge_chunk_png, "bomb": bomb_png, "zerowidth": zero_width_png, "badcrc": bad_crc_png}
+def odd_size_png():
+    """A 300x200 PNG where a 256-pixel tile belongs."""
+    out = io.BytesIO()
+    Image.new("RGB", (300, 200), (60, 120, 160)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def retina_png():
+    """A 512x512 tile, as high-resolution tile servers send."""
+    out = io.BytesIO()
+    Image.new("RGB", (512, 512), (60, 120, 160)).save(out, format="PNG")
+    return out.getvalue()
+
+
+HOSTILE = {"hugechunk": huge_chunk_png, "bomb": bomb_png, "zerowidth": zero_width_png, "badcrc": bad_crc_png,
+           "oddsize": odd_size_png, "retina": retina_png}
 
 
 def static_png():
