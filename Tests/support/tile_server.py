@@ -27,6 +27,9 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
                          answer the oldest) or T requests have arrived (then answer all): with a
                          client that keeps K downloads in flight this proves the bound exactly,
                          without timing. 0 (default) turns it off.
+                         redirect: answer image requests with 302: once (to /moved/<path>, served
+                         as the path), loop (/moved/ again and again), away (to plain http on
+                         198.51.100.7, which a client must refuse without connecting)
   GET /_test/reset       forget the requests seen and restore the defaults
 """
 import argparse
@@ -43,7 +46,7 @@ from PIL import Image, ImageDraw
 from serverkit import QuietServer, exit_when_stdin_closes, send_reply, unblock_signals
 
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
-DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0, "edition": 0}
+DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0, "edition": 0, "redirect": ""}
 
 
 def tile_png(z, x, y, edition=0):
@@ -221,7 +224,7 @@ def main():
             if parts.path == "/_test/configure":
                 with cond:
                     for name, value in query.items():
-                        state["settings"][name] = value if name == "garbage" else int(value)
+                        state["settings"][name] = value if name in ("garbage", "redirect") else int(value)
                     state["received"] = 0
                 self.send(200, b"{}", "application/json")
                 return
@@ -260,6 +263,12 @@ def main():
 
         def answer(self, path, settings, query):
             cache = [("Cache-Control", f"max-age={settings['max_age']}")]
+            redirect = settings["redirect"]
+            if redirect == "away":
+                return 302, b"", [("Location", "http://198.51.100.7" + path)]
+            if redirect == "loop" or (redirect == "once" and not path.startswith("/moved/")):
+                return 302, b"", [("Location", "/moved" + path)]
+            path = path.removeprefix("/moved")
             if settings["status"]:
                 return settings["status"], b"<html><body>tile server error</body></html>", []
             if settings["garbage"] in HOSTILE:

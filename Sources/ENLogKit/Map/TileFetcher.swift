@@ -142,7 +142,9 @@ final class TileFetcher: Sendable {
         do {
             let client = self.client
             let request = HTTPRequest(url: url, headers: headers)
-            response = try await limiter.withPermit { try await client.send(request) }
+            response = try await limiter.withPermit { try await TileRedirects.send(request, with: client) }
+        } catch let refusal as TileRedirects.Refusal {
+            throw .refusedRedirect(host: host, detail: refusal.detail)
         } catch let error as HTTPError {
             switch error {
             case .cancelled: throw .cancelled
