@@ -13,22 +13,14 @@ final class MisleadingMessagesTests: XCTestCase {
                                     ("zerowidth", "a PNG of 0×256 pixels: an image without pixels", "larger than"),
                                     ("oddsize", "a tile of 300×200 pixels; map tiles are 256×256 (or 512×512)", "out of memory")] {
             try await server.configure("garbage=\(kind)")
-            let home = try TemporaryDirectory()
-            let result = try Subprocess.run(Subprocess.enlog, ["map", "--at", "48.8584,2.2945", "-o", home.path("map.png")],
-                                            environment: ["PATH": "/usr/bin:/bin", "HOME": home.url.path, "TZ": "UTC",
-                                                          "XDG_CONFIG_HOME": home.path("config"), "XDG_CACHE_HOME": home.path("cache"),
-                                                          "ENLOG_MAP_TILE_URL": server.tileURL, "ENLOG_GEOCODING_CONTACT": "t@example.org"])
+            let result = try server.map()
             XCTAssertEqual(result.status, 76, "\(kind): \(result.standardError)")
             XCTAssertTrue(result.standardError.contains(says), "\(kind): \(result.standardError)")
             XCTAssertFalse(result.standardError.contains(never), "\(kind): \(result.standardError)")
         }
         // High-resolution tiles, twice the side, are still drawn.
         try await server.configure("garbage=retina")
-        let home = try TemporaryDirectory()
-        let retina = try Subprocess.run(Subprocess.enlog, ["map", "--at", "48.8584,2.2945", "-o", home.path("map.png")],
-                                        environment: ["PATH": "/usr/bin:/bin", "HOME": home.url.path, "TZ": "UTC",
-                                                      "XDG_CONFIG_HOME": home.path("config"), "XDG_CACHE_HOME": home.path("cache"),
-                                                      "ENLOG_MAP_TILE_URL": server.tileURL, "ENLOG_GEOCODING_CONTACT": "t@example.org"])
+        let retina = try server.map()
         XCTAssertEqual(retina.status, 0, retina.standardError)
     }
 
