@@ -31,8 +31,8 @@ public enum AccountReport {
         try JSONOutput.encode(Status(service: credentials.service.rawValue, host: credentials.host,
                           protocol: credentials.authProtocol.rawValue, userId: credentials.userId,
                           user: credentials.userName, shard: credentials.shard, noteStoreUrl: credentials.noteStoreUrl,
-                          tokenExpires: credentials.tokenExpires,
-                          tokenSecondsLeft: credentials.tokenExpires.map { Int($0.timeIntervalSince(now)) },
+                          tokenExpires: credentials.tokenExpiry,
+                          tokenSecondsLeft: credentials.tokenExpiry.map { Int($0.timeIntervalSince(now)) },
                           refreshable: credentials.refreshToken != nil))
     }
 

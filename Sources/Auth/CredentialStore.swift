@@ -74,11 +74,15 @@ public struct Credentials: Sendable, Codable, Equatable {
         return unit(max(minutes, 0), "minute")
     }
 
+    /// When the token expires: as the sign-in said, else as the token's own `E=` field says (a
+    /// token given with `auth token` carries its expiry there).
+    public var tokenExpiry: Date? { tokenExpires ?? ClassicToken(token).expires }
+
     /// For `enlog auth status`: every field except the tokens (and never a fragment of one).
     public func redacted(now: Date = Date()) -> String {
         func when(_ date: Date?) -> String {
             guard let date else { return "unknown" }
-            let stamp = ISO8601DateFormatter().string(from: date)
+            let stamp = InstantText.string(date)
             return date <= now ? "\(stamp) (expired)" : "\(stamp) (in \(Self.span(date.timeIntervalSince(now))))"
         }
         var lines = [
@@ -90,7 +94,7 @@ public struct Credentials: Sendable, Codable, Equatable {
         if let userName { lines.append("user: \(userName)") }
         if let shard { lines.append("shard: \(shard)") }
         if let noteStoreUrl { lines.append("note store: \(noteStoreUrl)") }
-        lines.append("token: present (hidden), expires \(when(tokenExpires))")
+        lines.append("token: present (hidden), expires \(when(tokenExpiry))")
         if authProtocol == .oauth2 {
             lines.append("access token expires: \(when(accessTokenExpires))")
             lines.append("refresh token: \(refreshToken == nil ? "none" : "present (hidden), expires \(when(refreshTokenExpires))")")

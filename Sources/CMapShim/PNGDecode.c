@@ -227,8 +227,9 @@ static int run_decoder(png_decoder *decoder, const unsigned char *bytes, size_t 
         png_destroy_read_struct(&png, &info, NULL);
         return -1;
     }
-    int most_side = decoder->side ? decoder->side : decoder->most_side;
-    png_set_user_limits(png, (png_uint_32)most_side, (png_uint_32)most_side);
+    // A tile of another size is not an error here (its caller decodes it whole, under its own
+    // limit), so only a whole image's size is limited.
+    if (!decoder->side) png_set_user_limits(png, (png_uint_32)decoder->most_side, (png_uint_32)decoder->most_side);
     png_set_chunk_malloc_max(png, MOST_CHUNK_BYTES);
     // Every chunk but IHDR, PLTE, tRNS, IDAT and IEND is skipped unread: no text, profile or
     // other compressed chunk is ever inflated.

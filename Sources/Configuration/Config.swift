@@ -18,7 +18,7 @@ public enum ConfigError: ENLogError, Equatable {
         case .unknownSetting(let path, let name):
             return "\(path): unknown setting '\(name)'"
         case .wrongType(let origin, let name, let expected):
-            return "\(origin.subject(name)) must be \(expected == .list ? "a list of strings" : "a \(expected.rawValue)")"
+            return "\(origin.subject(name)) must be \(expected == .list ? "a list of strings" : withArticle(expected.rawValue))"
         case .invalidValue(let origin, let name, let reason):
             return "\(origin.subject(name)) \(reason)"
         }

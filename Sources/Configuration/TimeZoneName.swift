@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// Time zone names read as the C library reads `TZ` (tzset(3), glibc), so that a note is stamped
 /// with the offset `date` shows. Foundation reads `UTC+14` as 14 hours *ahead* of UTC (POSIX,
@@ -142,24 +143,14 @@ struct PosixZoneRule {
         }
     }
 
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+    static func isLeap(_ year: Int) -> Bool { InstantText.isLeap(Int64(year)) }
 
     static func civilYear(_ instant: Int) -> Int {
-        var days = instant >= 0 ? instant / 86_400 : (instant - 86_399) / 86_400
-        var year = 1970
-        while days < 0 { year -= 1; days += isLeap(year) ? 366 : 365 }
-        while days >= (isLeap(year) ? 366 : 365) { days -= isLeap(year) ? 366 : 365; year += 1 }
-        return year
+        Int(InstantText.civil(fromDays: InstantText.floorDivision(Int64(instant), 86_400)).year)
     }
 
-    /// Days from 1970-01-01 (Howard Hinnant's algorithm).
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        Int(InstantText.days(fromYear: Int64(year), month: Int64(month), day: Int64(day)))
     }
 
     /// Reads the rule's parts from its bytes.

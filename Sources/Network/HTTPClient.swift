@@ -179,6 +179,10 @@ public final class HTTPClient: Sendable {
             return .cancelled
         case CURLE_WRITE_ERROR where state.tooLarge, CURLE_FILESIZE_EXCEEDED:
             return .responseTooLarge
+        case CURLE_OUT_OF_MEMORY:
+            // What libcurl 7.88 returns for a header line over CURL_MAX_HTTP_HEADER (its buffer
+            // refuses to grow), not a machine out of memory.
+            return .headerTooLarge
         case _ where state.isCancelled:
             return .cancelled
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
@@ -212,7 +216,7 @@ extension HTTPError {
     var meansNotSent: Bool {
         switch self {
         case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL: return true
-        case .timedOut, .connectionLost, .responseTooLarge, .cancelled, .other: return false
+        case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .cancelled, .other: return false
         }
     }
 }

@@ -14,6 +14,8 @@ public enum HTTPError: ENLogError, Equatable {
     case connectionLost
     case tls(String)
     case responseTooLarge
+    /// A reply header line over libcurl's limit (100 KB), which libcurl reports as out of memory.
+    case headerTooLarge
     case cancelled
     case other(code: Int, message: String)
 
@@ -35,6 +37,8 @@ public enum HTTPError: ENLogError, Equatable {
             return "the secure (TLS) connection failed: \(HTTPText.oneLine(message))"
         case .responseTooLarge:
             return "the server's reply was larger than the allowed size"
+        case .headerTooLarge:
+            return "the server's reply has a header line larger than 100 KB (libcurl's limit)"
         case .cancelled:
             return "the network request was cancelled"
         case .other(let code, let message):
@@ -58,7 +62,7 @@ public enum HTTPError: ENLogError, Equatable {
             return "retry later; a note that was being created may already exist"
         case .tls:
             return "check the system clock and the CA certificates (package ca-certificates); a proxy that intercepts TLS is not trusted"
-        case .responseTooLarge:
+        case .responseTooLarge, .headerTooLarge:
             return "check that the configured host is the real service"
         case .cancelled:
             return nil
@@ -72,7 +76,7 @@ extension HTTPError {
     public var category: ErrorCategory {
         switch self {
         // Something answered, but too much to be the service's reply.
-        case .responseTooLarge: return .protocolError
+        case .responseTooLarge, .headerTooLarge: return .protocolError
         case .cancelled: return .temporary
         default: return .unavailable
         }

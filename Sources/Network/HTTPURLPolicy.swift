@@ -11,10 +11,10 @@ import Configuration
 /// The parts of a URL the client decides on, parsed by libcurl's own URL parser so that the
 /// policy and the transfer can never disagree about the host.
 package struct HTTPTarget: Equatable, Sendable {
-    var scheme: String      // "http" or "https"
+    package var scheme: String      // "http" or "https"
     var host: String        // as libcurl normalises it; IPv6 in brackets
     var port: Int
-    var isLoopback: Bool
+    package var isLoopback: Bool
     /// Pool key: one keep-alive handle per scheme+host+port.
     var poolKey: String { "\(scheme)://\(host):\(port)" }
 }

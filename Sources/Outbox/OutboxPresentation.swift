@@ -128,10 +128,6 @@ public enum OutboxJSON {
          fix.source.rawValue].joined(separator: "\t")
     }
 
-    private static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
+    private static func timestamp(_ date: Date) -> String { InstantText.string(date) }
 
 }

@@ -6,7 +6,10 @@ public enum JSONOutput {
     public static func encode(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(InstantText.string(date))
+        }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

@@ -80,7 +80,7 @@ extension SyncRun {
                 _ = try await cancellation.cancellable { try await client.deleteNote(guid: extra.guid) }
             }
             summary.duplicatesRemoved += copies.count - 1
-            options.observer?(.warning("note \(note.id!) was on Evernote \(copies.count) times (a request sent twice): "
+            options.observer?(.warning("note \(note.id!) was on Evernote \(counted(copies.count, "time")) (a request sent twice): "
                 + "kept the oldest, \(kept.guid); moved \(copies.dropFirst().map(\.guid).joined(separator: ", ")) to the trash"))
         }
         return kept

@@ -47,7 +47,7 @@ enum FailureKind {
             case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL:
                 return .notProcessed(networkDown: true)
             case .cancelled: return .cancelled
-            case .timedOut, .connectionLost, .responseTooLarge, .other: return .ambiguous
+            case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .other: return .ambiguous
             }
         }
         // ThriftHTTPError (a proxy or the service answering non-Thrift) and anything unknown.
@@ -122,7 +122,7 @@ extension SyncRun {
             return
         }
         if current.attempts >= options.maxAttempts {
-            try await outbox.park(id, reason: "\(reason) (gave up after \(current.attempts) attempts)", now: now)
+            try await outbox.park(id, reason: "\(reason) (gave up after \(counted(current.attempts, "attempt")))", now: now)
             summary.parked += 1
             report(id, .parked, guid: nil)
             return

@@ -57,7 +57,7 @@ public struct WatchReport: Sendable, Equatable {
         object["event"] = .string(event)
         object["level"] = .string(level.rawValue)
         object["message"] = .string(message)
-        object["time"] = .string(ISO8601DateFormatter().string(from: time))
+        object["time"] = .string(InstantText.string(time))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? String(decoding: encoder.encode(object), as: UTF8.self)) ?? #"{"event":"unencodable"}"#

@@ -47,7 +47,7 @@ struct WatchStateMachine: Sendable {
         self.backoff = backoff
         self.debounce = debounce
         decision = MovementDecision(thresholds: settings.thresholds, anchor: lastNoted)
-        lastNote = lastNoted.map { ISO8601DateFormatter().string(from: $0.timestamp) }
+        lastNote = lastNoted.map { InstantText.string($0.timestamp) }
         track = settings.track.map { TrackRecorder(thresholds: $0, anchor: lastTracked) }
     }
 
@@ -105,7 +105,7 @@ struct WatchStateMachine: Sendable {
         case .noteLogged(let note, let verdict):
             decision.logged(note.fix)
             track?.noted(note.fix)
-            lastNote = "\(note.id) at \(ISO8601DateFormatter().string(from: note.fix.timestamp))"
+            lastNote = "\(note.id) at \(InstantText.string(note.fix.timestamp))"
             out.append(.report(Watcher.notedReport(note, verdict: verdict, time: now)))
             syncStopped = nil
             out.append(.countPending(then: .sync(.note)))
@@ -126,7 +126,7 @@ struct WatchStateMachine: Sendable {
             updateNetworkSubscription(&out)
             afterCount(then, &out)
         case .networkSubscribed:
-            out.report(.detail, "network-watch", "listening for network changes (\(pending) notes pending)")
+            out.report(.detail, "network-watch", "listening for network changes (\(counted(pending, "note")) pending)")
         case .networkSubscriptionFailed(let reason):
             networkSubscribed = false
             out.report(.problem, "network-watch", "\(reason); uploads wait for new notes and the retry timer")
@@ -279,7 +279,7 @@ struct WatchStateMachine: Sendable {
         case .held(let hold):
             retryAfter = max(1, hold.until.timeIntervalSince(out.now))
             out.report(.event, "sync-held", "the service asked to wait: \(hold.reason)",
-                       ["notBefore": .string(ISO8601DateFormatter().string(from: hold.until))])
+                       ["notBefore": .string(InstantText.string(hold.until))])
         case .unreachable(let waiting):
             syncFailures += 1
             if waiting > 0 { retryAfter = backoff.delay(afterFailures: syncFailures) }
@@ -325,7 +325,7 @@ struct WatchStateMachine: Sendable {
                 schedule(.syncRetry, .after(.milliseconds(Int64(retryAfter * 1000))), &out)
             }
         case .reportStopped:
-            out.report(.event, "stopped", "stopped; \(pending) notes pending", ["pending": .int(pending)])
+            out.report(.event, "stopped", "stopped; \(counted(pending, "note")) pending", ["pending": .int(pending)])
         }
     }
 

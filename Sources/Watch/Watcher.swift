@@ -106,7 +106,7 @@ public struct Watcher: Sendable {
         var fields: [String: WatchReport.Value] = [
             "id": .int(Int(note.id)), "title": .string(note.title), "why": .string(why),
             "latitude": .double(note.fix.latitude), "longitude": .double(note.fix.longitude),
-            "fixTime": .string(ISO8601DateFormatter().string(from: note.fix.timestamp)),
+            "fixTime": .string(InstantText.string(note.fix.timestamp)),
         ]
         if let problem = note.addressProblem { fields["addressProblem"] = .string(problem) }
         return WatchReport(.event, "noted", "logged note \(note.id) (\(why)): \(note.title)", fields, time: time)
@@ -166,7 +166,7 @@ extension Watcher {
             case .unreachable(let reachability, let summary):
                 let waiting = summary.remaining
                 report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (checked in \(Int(reachability.elapsedMilliseconds)) ms "
-                                   + "after \(trigger)); \(waiting) notes stay queued",
+                                   + "after \(trigger)); \(waiting == 1 ? "1 note stays" : "\(waiting) notes stay") queued",
                                    ["trigger": .string(trigger), "verdict": .string(reachability.verdict.name)]))
                 return .unreachable(waiting: waiting)
             case .synced(let summary):

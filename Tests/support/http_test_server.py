@@ -9,6 +9,7 @@ Routes (GET or POST unless noted):
   /drop                  sends headers with Content-Length 1000 and 10 body bytes, then closes
   /nothing               closes the connection without any reply
   /large?bytes=N[&chunked=1]  200 with N bytes ('x'); chunked: no Content-Length
+  /bigheader?bytes=N     200 "ok" with one header line of N bytes (X-Big: xxx…)
   /status/NNN            replies with status NNN and a small HTML page
   /conn                  200, JSON {client_port, connection_id, connections}
   /stats                 200, JSON {connections, connect_requests: ["host:port", ...], slow_started}
@@ -79,6 +80,15 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/nothing":
             self.close_connection = True
             self.connection.shutdown(2)
+        elif path == "/bigheader":
+            self.send_response(200)
+            self.send_header("X-Big", "x" * int(query.get("bytes", ["200000"])[0]))
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            try:
+                self.wfile.write(b"ok")
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
         elif path == "/large":
             n = int(query.get("bytes", ["1048576"])[0])
             chunked = query.get("chunked", ["0"])[0] == "1"

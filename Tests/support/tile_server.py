@@ -20,10 +20,16 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
                            hugechunk  41 bytes whose text chunk claims 0x7FFFFFF0 bytes
                            bomb       a valid 256x256 tile whose image data goes on to inflate
                                       to 200 MB more (about 200 KB sent)
+                           zerowidth  a PNG header claiming 0x256 pixels
+                           badcrc     a PNG whose IHDR checksum is wrong
+                           oddsize    a 300x200 PNG (not a tile's size); retina: a 512x512 tile
                          hold/total: keep each image answer until K requests are waiting (then
                          answer the oldest) or T requests have arrived (then answer all): with a
                          client that keeps K downloads in flight this proves the bound exactly,
                          without timing. 0 (default) turns it off.
+                         redirect: answer image requests with 302: once (to /moved/<path>, served
+                         as the path), loop (/moved/ again and again), away (to plain http on
+                         198.51.100.7, which a client must refuse without connecting)
   GET /_test/reset       forget the requests seen and restore the defaults
 """
 import argparse
@@ -40,7 +46,7 @@ from PIL import Image, ImageDraw
 from serverkit import QuietServer, exit_when_stdin_closes, send_reply, unblock_signals
 
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
-DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0, "edition": 0}
+DEFAULTS = {"max_age": 3600, "status": 0, "garbage": "", "hold": 0, "total": 0, "edition": 0, "redirect": ""}
 
 
 def tile_png(z, x, y, edition=0):
@@ -132,7 +138,34 @@ def png_chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-HOSTILE = {"hugechunk": huge_chunk_png, "bomb": bomb_png}
+def zero_width_png():
+    """A well-formed PNG header claiming an image 0 pixels wide."""
+    return PNG_SIGNATURE + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 0, 256, 8, 2, 0, 0, 0)) + png_chunk(b"IEND", b"")
+
+
+def bad_crc_png():
+    """A small valid PNG whose IHDR checksum is wrong."""
+    png = bytearray(static_png())
+    png[29] ^= 0xFF
+    return bytes(png)
+
+
+def odd_size_png():
+    """A 300x200 PNG where a 256-pixel tile belongs."""
+    out = io.BytesIO()
+    Image.new("RGB", (300, 200), (60, 120, 160)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def retina_png():
+    """A 512x512 tile, as high-resolution tile servers send."""
+    out = io.BytesIO()
+    Image.new("RGB", (512, 512), (60, 120, 160)).save(out, format="PNG")
+    return out.getvalue()
+
+
+HOSTILE = {"hugechunk": huge_chunk_png, "bomb": bomb_png, "zerowidth": zero_width_png, "badcrc": bad_crc_png,
+           "oddsize": odd_size_png, "retina": retina_png}
 
 
 def static_png():
@@ -191,7 +224,7 @@ def main():
             if parts.path == "/_test/configure":
                 with cond:
                     for name, value in query.items():
-                        state["settings"][name] = value if name == "garbage" else int(value)
+                        state["settings"][name] = value if name in ("garbage", "redirect") else int(value)
                     state["received"] = 0
                 self.send(200, b"{}", "application/json")
                 return
@@ -230,6 +263,12 @@ def main():
 
         def answer(self, path, settings, query):
             cache = [("Cache-Control", f"max-age={settings['max_age']}")]
+            redirect = settings["redirect"]
+            if redirect == "away":
+                return 302, b"", [("Location", "http://198.51.100.7" + path)]
+            if redirect == "loop" or (redirect == "once" and not path.startswith("/moved/")):
+                return 302, b"", [("Location", "/moved" + path)]
+            path = path.removeprefix("/moved")
             if settings["status"]:
                 return settings["status"], b"<html><body>tile server error</body></html>", []
             if settings["garbage"] in HOSTILE:

@@ -61,12 +61,14 @@ public enum LocationError: ENLogError, Equatable {
             return "\(path) contains no NMEA 0183 sentences"
         case let .nmeaLogHasNoValidFix(path, sentences, badChecksums):
             let checksums = badChecksums > 0 ? ", \(badChecksums) with bad or missing checksums" : ""
-            return "NMEA log \(path) has no valid position fix (\(sentences) sentences\(checksums))"
+            return "NMEA log \(path) has no valid position fix (\(counted(sentences, "sentence"))\(checksums))"
         case let .nmeaLogHasNoCheckedSentence(path, badChecksums, firstBadLine):
             return "none of the \(badChecksums) sentences in NMEA log \(path) has a valid checksum (the first bad one is at line \(firstBadLine))"
         case let .nmeaLogHasNoPositionSentences(path, sentences, kinds, badChecksums):
             let damaged = badChecksums > 0 ? "; \(badChecksums) more with bad or missing checksums" : ""
-            return "NMEA log \(path) has \(sentences) sentences but none of a type that gives a position (\(kinds)\(damaged))"
+            let seen = [kinds, damaged.dropFirst(2).description].filter { !$0.isEmpty }.joined(separator: "; ")
+            return "NMEA log \(path) has \(counted(sentences, "sentence")) but none of a type that gives a position"
+                + (seen.isEmpty ? "" : " (\(seen))")
         case let .nmeaLogHasOnlyInvalidPositions(path, line, problem, invalidSentences):
             let others = invalidSentences > 1 ? " and \(invalidSentences - 1) more" : ""
             return "NMEA log \(path) has no valid position fix: line \(line) was skipped (\(problem))\(others)"

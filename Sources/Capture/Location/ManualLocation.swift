@@ -19,7 +19,7 @@ public struct ManualLocation: LocationSource {
         }
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("it is empty") }
         guard parts.count == 2 || parts.count == 3 else {
-            throw fail("expected 2 or 3 comma-separated numbers, found \(parts.count) parts"
+            throw fail("expected 2 or 3 comma-separated numbers, found \(counted(parts.count, "part"))"
                 + (parts.count > 3 ? " (use '.' as the decimal point)" : ""))
         }
         let names = ["latitude", "longitude", "altitude"]

@@ -68,7 +68,12 @@ public struct NMEALogLocation: LocationSource {
         var fixes: [Fix] = []
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             var lineStart = 0
-            for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            // LF, CR LF, and CR alone (old Macs, some receivers' logs) each end one line.
+            for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
+                if bytes[index] == UInt8(ascii: "\n"), index > 0, bytes[index - 1] == UInt8(ascii: "\r") {
+                    lineStart = index + 1
+                    continue
+                }
                 fixes += reader.read(line: bytes[lineStart..<index])
                 lineStart = index + 1
             }

@@ -11,6 +11,8 @@ public enum PhotoError: ENLogError, Equatable {
     case badGPS(path: String, detail: String)
     /// The GPS fix the camera stored is too old (or too inaccurate) for the moment of the photo.
     case rejected(path: String, rejection: QualityFilter.Rejection)
+    /// Not a JPEG, TIFF or PNG: a file whose EXIF tags enlog cannot reach (HEIC, WebP, …).
+    case unsupportedFormat(path: String)
 
     public var reason: String {
         switch self {
@@ -20,12 +22,15 @@ public enum PhotoError: ENLogError, Equatable {
             return "photo \(path): its GPS tags do not make a position: \(detail)"
         case .rejected(let path, let rejection):
             return "photo \(path): its GPS fix is not usable for the moment it was taken: \(rejection)"
+        case .unsupportedFormat(let path):
+            return "photo \(path) is not a JPEG, TIFF or PNG image: enlog reads GPS tags from those only"
         }
     }
 
     public var recoverySuggestion: String? {
         switch self {
-        case .noGPS, .badGPS: return "give the place with --at LAT,LON and attach the photo with --attach; nothing was stored"
+        case .noGPS, .badGPS, .unsupportedFormat:
+            return "give the place with --at LAT,LON and attach the photo with --attach; nothing was stored"
         case .rejected: return "raise --max-age or --min-accuracy for this photo; nothing was stored"
         }
     }
@@ -42,7 +47,8 @@ public struct PhotoPosition: Sendable, Equatable {
     /// local time without its zone is no moment.
     public var takenAt: Date?
 
-    /// Reads the GPS IFD through libexif: `GPSLatitude`/`GPSLongitude` with their N/S and E/W
+    /// Reads the GPS IFD through libexif (from a JPEG's APP1, a TIFF's own IFDs, or a PNG's
+    /// eXIf chunk): `GPSLatitude`/`GPSLongitude` with their N/S and E/W
     /// references, `GPSAltitude` with its above/below reference, `GPSDateStamp` + `GPSTimeStamp`,
     /// `GPSHPositioningError` or else `GPSDOP` (× `NMEALogLocation.metresPerHDOP`, as gpsd) as
     /// the accuracy.
@@ -51,7 +57,8 @@ public struct PhotoPosition: Sendable, Equatable {
         defer { exif_data_unref(data) }
         // Keep tags this libexif does not name, so a newer camera's tags are still read.
         exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
-        bytes.withUnsafeBufferPointer { exif_data_load_data(data, $0.baseAddress, UInt32($0.count)) }
+        let exif = try Self.exifBlock(bytes, path: path)
+        exif.withUnsafeBufferPointer { exif_data_load_data(data, $0.baseAddress, UInt32($0.count)) }
         let tags = ExifTags(data)
         guard let latitude = tags.rationals(.gps, 0x0002), let longitude = tags.rationals(.gps, 0x0004) else {
             throw .noGPS(path: path)
@@ -85,6 +92,27 @@ public struct PhotoPosition: Sendable, Equatable {
         } catch {
             throw .badGPS(path: path, detail: error.reason)
         }
+    }
+
+    /// What libexif loads: a JPEG as it is; a TIFF (its header and IFDs are EXIF's own) or a
+    /// PNG's eXIf chunk behind the "Exif\0\0" header libexif looks for.
+    static func exifBlock(_ bytes: [UInt8], path: String) throws(PhotoError) -> [UInt8] {
+        let header: [UInt8] = Array("Exif".utf8) + [0, 0]
+        if bytes.starts(with: [0xFF, 0xD8]) { return bytes }
+        if bytes.starts(with: Array("II*".utf8) + [0]) || bytes.starts(with: Array("MM".utf8) + [0, 0x2A]) { return header + bytes }
+        guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw .unsupportedFormat(path: path) }
+        var offset = 8
+        while bytes.count - offset >= 12 {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard length <= bytes.count - offset - 12 else { break }
+            let data = Array(bytes[offset + 8..<offset + 8 + length])
+            switch String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self) {
+            case "eXIf": return data.starts(with: header) ? data : header + data
+            case "IEND": return []
+            default: offset += 12 + length
+            }
+        }
+        return []
     }
 
     /// The filter's age check measured at the moment the photo was taken, not now: a photo from

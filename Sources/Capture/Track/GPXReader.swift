@@ -180,7 +180,7 @@ final class GPXParseRun {
 
     fileprivate func record(_ error: xmlError) {
         guard firstError == nil, error.level != XML_ERR_WARNING else { return }
-        let message = error.message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "libxml2 error \(error.code)"
+        let message = LibXMLMessage.text(of: error)
         firstError = (Int(error.line), message)
     }
 }

@@ -1,20 +1,12 @@
 import Foundation
+import Support
 
-/// Times in track files: ISO 8601 in UTC, milliseconds when there are any. Written and read by
-/// hand (proleptic Gregorian day arithmetic) rather than through a formatter per point: a day at
-/// 1 Hz is 86,400 of them, and Foundation's formatters cost far more than the XML around them.
+/// Times in track files: ISO 8601 in UTC, milliseconds when there are any (`InstantText`, the one
+/// printer of instants), and read by hand (proleptic Gregorian day arithmetic) rather than
+/// through a formatter per point: a day at 1 Hz is 86,400 of them, and Foundation's formatters
+/// cost far more than the XML around them.
 package enum TrackTime {
-    package static func string(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let days = floorDivision(milliseconds, 86_400_000)
-        let ofDay = milliseconds - days * 86_400_000
-        let (year, month, day) = civil(fromDays: days)
-        let seconds = ofDay / 1000, fraction = ofDay % 1000
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(seconds / 3600, 2) + ":"
-            + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
-        if fraction != 0 { text += "." + pad(fraction, 3) }
-        return text + "Z"
-    }
+    package static func string(_ date: Date) -> String { InstantText.string(date, milliseconds: true) }
 
     /// ISO 8601 date and time with a zone (`Z` or ±hh:mm / ±hhmm), fractional seconds optional
     /// (any number of digits; kept to the millisecond): `2026-11-22T08:00:05.5+01:00`.
@@ -75,45 +67,15 @@ package enum TrackTime {
         return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-
-    private static func floorDivision(_ a: Int64, _ b: Int64) -> Int64 {
-        a >= 0 ? a / b : -((-a + b - 1) / b)
-    }
-
-    private static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
     private static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
-        case 2: return isLeap(year) ? 29 : 28
+        case 2: return InstantText.isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
     package static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDivision(y, 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date of a day since 1970-01-01 (civil_from_days).
-    package static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = floorDivision(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        InstantText.days(fromYear: year, month: month, day: day)
     }
 }

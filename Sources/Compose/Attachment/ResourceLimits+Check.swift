@@ -9,7 +9,7 @@ extension ResourceLimits {
     /// Throws when the note's resources break one of the limits, naming which.
     public static func check(_ resources: [NoteResource], content: String) throws(ResourceLimitError) {
         if resources.count > resourcesPerNoteMax {
-            throw ResourceLimitError(detail: "\(resources.count) resources, at most \(resourcesPerNoteMax) per note (EDAM_NOTE_RESOURCES_MAX)")
+            throw ResourceLimitError(detail: "\(counted(resources.count, "resource")), at most \(resourcesPerNoteMax) per note (EDAM_NOTE_RESOURCES_MAX)")
         }
         for resource in resources where resource.body.count > resourceSizeMax {
             throw ResourceLimitError(detail: "\(resource.fileName ?? resource.hash) is \(resource.body.count) bytes, at most \(resourceSizeMax) (EDAM_RESOURCE_SIZE_MAX_FREE)")

@@ -159,8 +159,7 @@ final class ENMLValidationRun {
         if code == Int32(XML_DTD_NO_DTD.rawValue) { return }
         let domain = error.domain
         let isValidity = domain == Int32(XML_FROM_VALID.rawValue) || domain == Int32(XML_FROM_DTD.rawValue)
-        let message = error.message.map { String(cString: $0) }?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "libxml2 error \(code)"
+        let message = LibXMLMessage.text(of: error)
         diagnostics.append(ENMLDiagnostic(
             severity: error.level == XML_ERR_WARNING ? .warning : .error,
             line: Int(error.line), column: Int(error.int2),

@@ -43,6 +43,13 @@ public struct NominatimConfiguration: Sendable {
         self.zoom = zoom
     }
 
+    /// The spacing `minimumInterval` takes for a server: OpenStreetMap's 1.1 s, except for a
+    /// server on this machine (loopback: a Nominatim of one's own, `watch --replay` against a
+    /// local one), which nobody else shares and which may be asked as fast as it answers.
+    public static func requestSpacing(for baseURL: String) -> Duration {
+        (try? HTTPURLPolicy.check(baseURL, resolve: []))?.isLoopback == true ? .zero : .milliseconds(1100)
+    }
+
     /// `enlog/<version> (+<contact>)`, or `enlog/<version>` without a contact.
     public var userAgent: String {
         let contact = AddressText.oneLine(self.contact) ?? ""
@@ -150,8 +157,8 @@ public final class NominatimGeocoder: ReverseGeocoder {
             return GeocodingError.timedOut(seconds: budget)
         case .cancelled:
             return Task.isCancelled ? CancellationError() : GeocodingError.timedOut(seconds: budget)
-        case .responseTooLarge:
-            return GeocodingError.malformedReply("the reply is too large")
+        case .responseTooLarge, .headerTooLarge:
+            return GeocodingError.malformedReply(error.reason)
         default:
             return GeocodingError.unreachable(error.reason)
         }

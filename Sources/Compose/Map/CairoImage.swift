@@ -203,8 +203,9 @@ final class MapCanvas {
 
     /// Decodes PNG tiles straight into the canvas, each scaled to `size` square pixels, on up to
     /// `workers` threads: libpng writes the visible rows into the canvas's own pixels (no
-    /// intermediate image, no rows below the canvas inflated); a tile of another size (a
-    /// "retina" 512) is decoded to an image of its own and scaled by cairo. Placements must not overlap.
+    /// intermediate image, no rows below the canvas inflated); a "retina" tile of twice the side
+    /// is decoded to an image of its own and scaled by cairo, a tile of any other size refused.
+    /// Placements must not overlap.
     func paintPNGs(_ placements: [PNGPlacement], size: Int, workers: Int = CairoPNG.threads) throws(PNGPlacementFailure) {
         for (index, placement) in placements.enumerated() {
             if let problem = CairoPNG.structureProblem(placement.bytes) {
@@ -243,11 +244,19 @@ final class MapCanvas {
             case 0:
                 continue
             case 1:
+                // "Retina" tiles (twice the side) are scaled down; a tile of any other size is not
+                // one of this map's and would be drawn distorted: refused, saying its size.
+                let decoded: DecodedImage
                 do {
-                    paint(try CairoPNG.decodePixels(placements[index].bytes).get(), x: placements[index].x, y: placements[index].y, size: size)
+                    decoded = try CairoPNG.decodePixels(placements[index].bytes).get()
                 } catch {
                     throw PNGPlacementFailure(index: index, failure: error)
                 }
+                guard decoded.width == decoded.height, decoded.width == 2 * size else {
+                    throw PNGPlacementFailure(index: index, failure: CairoPNG.DecodeFailure(
+                        detail: "a tile of \(decoded.width)×\(decoded.height) pixels; map tiles are \(size)×\(size) (or \(2 * size)×\(2 * size))"))
+                }
+                paint(decoded, x: placements[index].x, y: placements[index].y, size: size)
             default:
                 let message = withUnsafeBytes(of: &tiles[index].message) { Array($0.bindMemory(to: CChar.self)) }
                 throw PNGPlacementFailure(index: index, failure: CairoPNG.DecodeFailure(

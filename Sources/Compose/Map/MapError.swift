@@ -19,6 +19,9 @@ public enum MapError: ENLogError, Equatable {
     case httpStatus(host: String, status: Int)
     /// A 200 answer whose body is not a PNG image that can be decoded (an HTML page, garbage, a hostile PNG).
     case notAnImage(host: String, detail: String)
+    /// The server answered with redirects enlog does not follow (too many, to plain http from
+    /// https, to this machine from elsewhere).
+    case refusedRedirect(host: String, detail: String)
     /// The time budget ran out before every tile was there.
     case timedOut(seconds: Double)
     /// The caller's task was cancelled.
@@ -29,7 +32,7 @@ public enum MapError: ENLogError, Equatable {
     /// True when trying again later, with the same settings, may succeed.
     public var isRetryable: Bool {
         switch self {
-        case .unreachable, .httpStatus, .notAnImage, .timedOut, .cancelled: return true
+        case .unreachable, .httpStatus, .notAnImage, .refusedRedirect, .timedOut, .cancelled: return true
         case .disabled, .invalidSettings, .rendering: return false
         }
     }
@@ -39,7 +42,7 @@ public enum MapError: ENLogError, Equatable {
         case .disabled, .invalidSettings: return .config
         case .unreachable, .timedOut: return .unavailable
         case .httpStatus(_, let status): return .ofHTTPStatus(status)
-        case .notAnImage: return .protocolError
+        case .notAnImage, .refusedRedirect: return .protocolError
         case .cancelled: return .temporary
         case .rendering: return .cannotWrite
         }
@@ -57,6 +60,8 @@ public enum MapError: ENLogError, Equatable {
             return "the map server \(HTTPText.oneLine(host)) answered HTTP \(status)"
         case .notAnImage(let host, let detail):
             return "the map server \(HTTPText.oneLine(host)) sent something that is not a PNG image (\(HTTPText.oneLine(detail)))"
+        case .refusedRedirect(let host, let detail):
+            return "the map server \(HTTPText.oneLine(host)) answered with \(HTTPText.oneLine(detail))"
         case .timedOut(let seconds):
             return "the map's images did not arrive within \(String(format: "%g", seconds)) s"
         case .cancelled:
@@ -74,7 +79,7 @@ public enum MapError: ENLogError, Equatable {
             return "fix the [map] settings (`enlog config show`)"
         case .unreachable, .timedOut:
             return "check the network and map.tile_url, then retry"
-        case .httpStatus, .notAnImage:
+        case .httpStatus, .notAnImage, .refusedRedirect:
             return "check map.tile_url (or note.static_map_url and its key); retry later if the server is down"
         case .cancelled, .rendering:
             return nil

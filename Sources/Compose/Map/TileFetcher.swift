@@ -147,12 +147,14 @@ final class TileFetcher: Sendable {
         do {
             let client = self.client
             let request = HTTPRequest(url: url, headers: headers)
-            response = try await limiter.withPermit { try await client.send(request) }
+            response = try await limiter.withPermit { try await TileRedirects.send(request, with: client) }
+        } catch let refusal as TileRedirects.Refusal {
+            throw .refusedRedirect(host: host, detail: refusal.detail)
         } catch let error as HTTPError {
             switch error {
             case .cancelled: throw .cancelled
             case .insecureURL, .invalidURL: throw .invalidSettings(error.reason)
-            case .responseTooLarge: throw .notAnImage(host: host, detail: "the reply is too large")
+            case .responseTooLarge, .headerTooLarge: throw .notAnImage(host: host, detail: error.reason)
             default:
                 if let cached { return (url, cached.body, .staleUsed) }
                 throw .unreachable(host: host, reason: error.reason)

@@ -90,13 +90,19 @@ public struct NoteRenderer: Sendable {
         if let notebook = style.notebook, !NoteNames.isEdgeTrimmedName(notebook, maxLength: NoteNames.notebookLength) {
             throw .invalidTitle("notebook name '\(notebook)' must be 1 to 100 characters, without leading/trailing spaces")
         }
-        var context = self.context(fix: fix, place: place)
-        if let map { context["map"] = ["hash": map.hash, "width": map.width, "height": map.height] as [String: Any] }
-        context.merge(entry.templateValues) { $1 }
+        var base = self.context(fix: fix, place: place)
+        if let map { base["map"] = ["hash": map.hash, "width": map.width, "height": map.height] as [String: Any] }
+        let context = base.merging(entry.templateValues) { $1 }
         let title = try Self.checkedTitle(template.title.render(context))
         let content = template.content.render(context)
         let report = validator.validate(content)
         if let first = report.errors.first {
+            if entry.message != nil, let tooLong = report.errors.first(where: { $0.code == .contentTooLong }) {
+                let without = base.merging(DiaryEntry(message: nil, attachments: entry.attachments).templateValues) { $1 }
+                if !validator.validate(template.content.render(without)).errors.contains(where: { $0.code == .contentTooLong }) {
+                    throw .messageTooLong(tooLong.message)
+                }
+            }
             throw .invalidENML(first, count: report.errors.count)
         }
         var draft = NoteDraft(uid: uid, title: title, content: content, notebookName: style.notebook, tags: style.tags,

@@ -13,6 +13,9 @@ public enum NoteError: ENLogError, Equatable {
     /// The rendered ENML breaks a rule; carries the validator's first complaint.
     case invalidENML(ENMLDiagnostic, count: Int)
     case invalidTitle(String)
+    /// The note is over Evernote's content length with the user's words and within it without
+    /// them: the words are too long, not the template; carries the validator's complaint.
+    case messageTooLong(String)
 
     public var reason: String {
         switch self {
@@ -27,6 +30,8 @@ public enum NoteError: ENLogError, Equatable {
             return "the template rendered invalid ENML: line \(diagnostic.line):\(diagnostic.column): \(diagnostic.message)\(more)"
         case .invalidTitle(let reason):
             return "the template rendered an invalid note title: \(reason)"
+        case .messageTooLong(let detail):
+            return "the message is too long for a note: with it, the \(detail)"
         }
     }
 
@@ -36,6 +41,8 @@ public enum NoteError: ENLogError, Equatable {
             return "use --template default, or a directory with title.mustache and content.mustache"
         case .templateSyntax, .invalidENML, .invalidTitle:
             return "fix the template; `enlog validate` checks ENML files; nothing was stored"
+        case .messageTooLong:
+            return "shorten the message, or attach it as a file with --attach; nothing was stored"
         }
     }
 }
@@ -118,6 +125,7 @@ extension NoteError {
         switch self {
         case .templateNotFound, .templateUnreadable: return .noInput
         case .templateSyntax, .invalidENML, .invalidTitle: return .invalidNote
+        case .messageTooLong: return .usage
         }
     }
 }

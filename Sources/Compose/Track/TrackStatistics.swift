@@ -12,6 +12,10 @@ import Capture
 /// stationary receiver adds nothing however long it sits), and then only if the pace from the
 /// anchor is at least `minimumSpeed` (a slow drift of fixes over an hour is not a walk). The
 /// distance and time from the anchor then count, and the fix becomes the anchor.
+///
+/// Fixes more than `longestGap` apart leave a gap: where and how fast the way between went is
+/// unknown (positions typed by hand hours apart, a receiver switched off), so it counts for
+/// neither distance nor time moving; it is counted as a gap, and the next fix is a new anchor.
 public struct TrackStatistics: Sendable, Equatable {
     public var fixes = 0
     /// Metres, along the anchored path.
@@ -20,6 +24,11 @@ public struct TrackStatistics: Sendable, Equatable {
     public var movingTime: TimeInterval = 0
     public var start: Date?
     public var end: Date?
+    /// Times two fixes in a row were more than `longestGap` apart.
+    public var gaps = 0
+
+    /// Longer than any stop `watch` leaves without a fix while a receiver has one.
+    public static let longestGap: TimeInterval = 15 * 60
 
     /// Below walking pace: 0.3 m/s (about 1 km/h).
     public static let minimumSpeed = 0.3
@@ -31,7 +40,14 @@ public struct TrackStatistics: Sendable, Equatable {
         start = fixes.first?.timestamp
         end = fixes.last?.timestamp
         guard var anchor = fixes.first else { return }
+        var previous = anchor
         for fix in fixes.dropFirst() {
+            defer { previous = fix }
+            if fix.timestamp.timeIntervalSince(previous.timestamp) > Self.longestGap {
+                gaps += 1
+                anchor = fix
+                continue
+            }
             let elapsed = fix.timestamp.timeIntervalSince(anchor.timestamp)
             let metres = anchor.distance(to: fix)
             guard metres > Self.radius(anchor) + Self.radius(fix) else { continue }

@@ -116,8 +116,11 @@ public struct DayDigest: Sendable {
         func text(_ value: String) -> String { TrackWriter.escaped(value) }
         var body = "<h2>\(text(day.longName))</h2>"
         var summary = "Distance travelled: \(statistics.distanceText). Time moving: \(statistics.movingTimeText)."
+        if statistics.gaps > 0 {
+            summary += " Not counted: \(counted(statistics.gaps, "gap")) of more than \(Int(TrackStatistics.longestGap / 60)) min between fixes."
+        }
         if let start = statistics.start, let end = statistics.end {
-            summary += " \(statistics.fixes) \(statistics.fixes == 1 ? "fix" : "fixes") from \(clock.string(from: start)) to \(clock.string(from: end)) (\(day.timeZone.identifier))."
+            summary += " \(counted(statistics.fixes, "fix", plural: "fixes")) from \(clock.string(from: start)) to \(clock.string(from: end)) (\(day.timeZone.identifier))."
         }
         body += "<p>\(text(summary))</p>"
         if let picture {

@@ -27,9 +27,9 @@ public struct TrackImport: Sendable {
 
         /// "read 120 points from GPX: 118 added, 2 already in the history; 3 notes written"
         public var line: String {
-            var text = "read \(read) points from \(kind == .gpx ? "GPX" : "NMEA"): \(added) added, \(alreadyThere) already in the history"
-            if untimedSkipped > 0 { text += "; \(untimedSkipped) route points or waypoints without a time left out" }
-            if repeatedTimes > 0 { text += "; \(repeatedTimes) points repeating a time left out" }
+            var text = "read \(counted(read, "point")) from \(kind == .gpx ? "GPX" : "NMEA"): \(added) added, \(alreadyThere) already in the history"
+            if untimedSkipped > 0 { text += "; \(counted(untimedSkipped, "route point or waypoint", plural: "route points or waypoints")) without a time left out" }
+            if repeatedTimes > 0 { text += "; \(counted(repeatedTimes, "point")) repeating a time left out" }
             return text
         }
     }

@@ -20,11 +20,12 @@ public struct GeocodedPlaces: PlaceLookup {
     /// A geocoder configured from settings, caching in the outbox's own database file.
     public init(config: Config, outbox: OutboxStore, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let budget = config.duration(.geocodingTimeout)
+        let baseURL = config.string(.geocodingURL) ?? NominatimConfiguration.defaultBaseURL
         let configuration = NominatimConfiguration(
-            baseURL: config.string(.geocodingURL) ?? NominatimConfiguration.defaultBaseURL,
+            baseURL: baseURL,
             language: config.string(.geocodingLanguage) ?? Self.language(from: environment),
             contact: config.string(.geocodingContact) ?? "",
-            timeBudget: budget)
+            timeBudget: budget, minimumInterval: NominatimConfiguration.requestSpacing(for: baseURL))
         self.init(geocoder: CachingGeocoder(outbox: outbox, configuration: configuration), budget: budget)
     }
 

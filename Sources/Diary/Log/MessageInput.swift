@@ -69,7 +69,19 @@ public struct MessageInput: Sendable {
     }
 
     /// The words, or nil when none were asked for (or all given were blank).
-    public func read(environment: [String: String] = ProcessInfo.processInfo.environment) throws(MessageError) -> String? {
+    /// - Parameter arguments: the command line as the kernel passed it, to tell a `-m` that was
+    ///   not UTF-8 (which the argument parser repaired into U+FFFD) from one that was.
+    public func read(environment: [String: String] = ProcessInfo.processInfo.environment,
+                     arguments: [[UInt8]] = Self.rawArguments()) throws(MessageError) -> String? {
+        for paragraph in paragraphs where paragraph.unicodeScalars.contains("\u{FFFD}") {
+            for raw in arguments where String(decoding: raw, as: UTF8.self) == paragraph {
+                do throws(FileBytes.ReadError) {
+                    _ = try FileBytes.utf8Text(raw)
+                } catch {
+                    throw .unreadable(path: "-m", reason: error.reason)
+                }
+            }
+        }
         var parts = paragraphs
         if let file { parts.append(try Self.readFile(file)) }
         var text = parts.filter { !$0.allSatisfy(\.isWhitespace) }.joined(separator: "\n\n")
@@ -82,11 +94,26 @@ public struct MessageInput: Sendable {
 
     static func readFile(_ path: String) throws(MessageError) -> String {
         if path == standardInputPath && StandardInput.wasClosed { throw .standardInputClosed }
+        let name = path == standardInputPath ? "standard input" : path
+        let text: String
         do throws(FileBytes.ReadError) {
-            return path == standardInputPath ? try FileBytes.utf8Text(try FileBytes.readStandardInput(limit: .message))
+            text = path == standardInputPath ? try FileBytes.utf8Text(try FileBytes.readStandardInput(limit: .message))
                                              : try FileBytes.readText(path, limit: .message)
         } catch {
-            throw .unreadable(path: path == standardInputPath ? "standard input" : path, reason: error.reason)
+            throw .unreadable(path: name, reason: error.reason)
+        }
+        // NUL is valid UTF-8 but never text: 100 MB of it would otherwise be cleaned into an
+        // empty message (a note cannot carry it) and logged as none.
+        if let nul = text.utf8.firstIndex(of: 0) {
+            throw .unreadable(path: name, reason: "it holds NUL bytes (the first at offset \(text.utf8.distance(from: text.utf8.startIndex, to: nul))): not text")
+        }
+        return text
+    }
+
+    /// The process's arguments as bytes, undecoded.
+    public static func rawArguments() -> [[UInt8]] {
+        (0..<Int(CommandLine.argc)).compactMap { index in
+            CommandLine.unsafeArgv[index].map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
         }
     }
 }

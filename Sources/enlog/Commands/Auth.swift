@@ -182,7 +182,7 @@ enum Account {
         do {
             let outbox = try OutboxStore(path: config.string(.database)!, access: .change)
             if let until = try await outbox.liftRateLimitHold() {
-                try Terminal.standardOutput("the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: until))) is lifted")
+                try Terminal.standardOutput("the wait for Evernote's rate limit (until \(InstantText.string(until))) is lifted")
             }
         } catch OutboxError.missing(_) {
             // No outbox yet: nothing waits.

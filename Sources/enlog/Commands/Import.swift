@@ -51,8 +51,8 @@ struct Import: AsyncParsableCommand {
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             try Terminal.standardOutput(String(decoding: data, as: UTF8.self))
         } else {
-            try Terminal.standardOutput(summary.line + (notes ? "; \(summary.notes) notes written"
-                + (summary.notesAlreadyThere > 0 ? " (\(summary.notesAlreadyThere) places had theirs)" : "") : ""))
+            try Terminal.standardOutput(summary.line + (notes ? "; \(counted(summary.notes, "note")) written"
+                + (summary.notesAlreadyThere > 0 ? " (\(summary.notesAlreadyThere == 1 ? "1 place had its note" : "\(summary.notesAlreadyThere) places had theirs"))" : "") : ""))
         }
     }
 }

@@ -136,7 +136,7 @@ struct Queue: AsyncParsableCommand {
             try Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
                 + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : "")
                 + (result.wasExported ? "; the next sync first looks for it in Evernote, in case its ENEX file was imported" : "")
-                + (lifted.map { "; the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: $0))) is lifted" } ?? ""))
+                + (lifted.map { "; the wait for Evernote's rate limit (until \(InstantText.string($0))) is lifted" } ?? ""))
         }
     }
 

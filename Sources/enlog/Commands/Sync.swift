@@ -82,7 +82,7 @@ enum SyncReport {
         parts.append("\(summary.remaining) remaining")
         var line = parts.joined(separator: ", ")
         if summary.stoppedBecause != .completed { line += "; stopped: \(summary.stoppedBecause.rawValue)" }
-        if let notBefore = summary.notBefore { line += "; next try not before \(ISO8601DateFormatter().string(from: notBefore))" }
+        if let notBefore = summary.notBefore { line += "; next try not before \(InstantText.string(notBefore))" }
         if let error = summary.lastError { line += "; last error: \(error)" }
         if let waiting = addressWait(summary) { line += "; " + waiting }
         if let maps = mapReport(summary) { line += "; " + maps }
@@ -121,7 +121,7 @@ enum SyncReport {
     /// Notes waiting out their backoff after a failure, and when the first is due.
     static func retryWait(_ summary: SyncSummary) -> String? {
         guard summary.waitingForRetry > 0 else { return nil }
-        let next = summary.nextRetryAt.map { " (next at \(ISO8601DateFormatter().string(from: $0)))" } ?? ""
+        let next = summary.nextRetryAt.map { " (next at \(InstantText.string($0)))" } ?? ""
         return "\(summary.waitingForRetry) wait\(summary.waitingForRetry == 1 ? "s" : "") to retry after a failure\(next)"
     }
 
@@ -137,7 +137,7 @@ enum SyncReport {
             case .offline: return "offline; \(left) (run `enlog sync` when online)"
             case .noUplink: return "no uplink (a route exists, no probe answered); \(left) (run `enlog sync` later)"
             case .rateLimited:
-                let until = summary.notBefore.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+                let until = summary.notBefore.map { " until \(InstantText.string($0))" } ?? ""
                 return "Evernote asked to slow down\(until)\(why); \(left)"
             default:
                 if summary.failure == nil, summary.addressLookupsFailed > 0, let waiting = addressWait(summary) { return waiting }

@@ -68,7 +68,8 @@ struct Watch: AsyncParsableCommand {
             }))
         if let nmea {
             let summary = try await watcher.replay(nmea: nmea, context: context)
-            let line = "replayed \(summary.fixes) fixes (\(summary.accepted) accepted): \(summary.notes) notes logged, \(summary.track) track fixes kept"
+            let line = "replayed \(counted(summary.fixes, "fix", plural: "fixes")) (\(summary.accepted) accepted): "
+                + "\(counted(summary.notes, "note")) logged, \(counted(summary.track, "track fix", plural: "track fixes")) kept"
             Terminal.standardError(json ? WatchReport(.event, "replayed", line, ["fixes": .int(summary.fixes),
                                                       "accepted": .int(summary.accepted), "notes": .int(summary.notes),
                                                       "track": .int(summary.track)]).json

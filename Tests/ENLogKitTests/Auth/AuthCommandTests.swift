@@ -200,3 +200,19 @@ extension AuthCommandTests {
         XCTAssertEqual(loopback.status, 0, loopback.standardError)
     }
 }
+
+/// A token given with `auth token` carries its expiry in its `E=` field (hex milliseconds):
+/// `auth status` says when, not "unknown".
+extension AuthCommandTests {
+    func testAuthStatusReadsTheExpiryInTheTokensOwnField() throws {
+        var home = self.home!
+        home.extraEnvironment["ENLOG_TOKEN"] = Self.token   // E=19c3a1b2c3d: 2026-02-07T21:56:25.277Z
+        let signIn = try home.run("auth", "token", "--service", "custom", "--host", evernote.baseURL)
+        XCTAssertEqual(signIn.status, 0, signIn.standardError)
+        let status = try home.run("auth", "status")
+        XCTAssertTrue(status.standardOutput.contains("token: present (hidden), expires 2026-02-07T21:56:25Z"), status.standardOutput)
+        let json = try home.run("auth", "status", "--json")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(object["tokenExpires"] as? String, "2026-02-07T21:56:25Z", json.standardOutput)
+    }
+}

@@ -45,7 +45,7 @@ final class ManualLocationTests: XCTestCase {
 
     func testGarbledInputNamesWhatIsWrong() {
         XCTAssertEqual(problem(""), "it is empty")
-        XCTAssertEqual(problem("48.8584"), "expected 2 or 3 comma-separated numbers, found 1 parts")
+        XCTAssertEqual(problem("48.8584"), "expected 2 or 3 comma-separated numbers, found 1 part")
         XCTAssertEqual(problem("48,8584,2,2945"),
                        "expected 2 or 3 comma-separated numbers, found 4 parts (use '.' as the decimal point)")
         XCTAssertEqual(problem("abc,2.29"), "latitude 'abc' is not a decimal number")
@@ -67,7 +67,7 @@ final class ManualLocationTests: XCTestCase {
             XCTFail("accepted a semicolon")
         } catch {
             XCTAssertEqual(error.reason,
-                           "location '48.85;2.29' is not LAT,LON[,ALT]: expected 2 or 3 comma-separated numbers, found 1 parts")
+                           "location '48.85;2.29' is not LAT,LON[,ALT]: expected 2 or 3 comma-separated numbers, found 1 part")
             XCTAssertFalse(error.reason.contains("\n"))
             XCTAssertNotNil(error.recoverySuggestion)
         }

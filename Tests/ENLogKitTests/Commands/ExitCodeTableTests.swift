@@ -52,12 +52,7 @@ final class ExitCodeTableTests: XCTestCase {
         for fault in faults {
             try await server.reset()
             try await server.configure(fault.query)
-            let home = try TemporaryDirectory()
-            let result = try Subprocess.run(Subprocess.enlog, ["map", "--at", "48.8584,2.2945", "-o", home.path("map.png")],
-                                            environment: ["PATH": "/usr/bin:/bin", "HOME": home.url.path, "TZ": "UTC",
-                                                          "XDG_CONFIG_HOME": home.path("config"), "XDG_CACHE_HOME": home.path("cache"),
-                                                          "ENLOG_MAP_TILE_URL": server.tileURL,
-                                                          "ENLOG_GEOCODING_CONTACT": "exit-test@example.org"])
+            let result = try server.map()
             XCTAssertEqual(result.status, fault.expected, "map with \(fault.name): \(result.standardError)")
         }
     }

@@ -247,6 +247,16 @@ final class HTTPClientTests: HTTPTestServerCase {
         XCTAssertEqual(exact.body.count, 1000)
     }
 
+    /// libcurl reports a header line over its 100 KB as "Out of memory" (curl 27).
+    func testAHugeHeaderLineIsSaidToBeOne() async throws {
+        await assertThrows(HTTPError.headerTooLarge) {
+            _ = try await HTTPClient().send(HTTPRequest(url: url("/bigheader?bytes=200000")))
+        }
+        XCTAssertEqual(HTTPError.headerTooLarge.category, .protocolError)
+        let small = try await HTTPClient().send(HTTPRequest(url: url("/bigheader?bytes=1000")))
+        XCTAssertEqual(small.headers["x-big"]?.count, 1000)
+    }
+
     func testCouldNotConnectToClosedPort() async throws {
         let port = try closedLoopbackPort()
         let client = HTTPClient()

@@ -171,3 +171,19 @@ final class GeocodeCacheTests: XCTestCase {
         XCTAssertEqual(Slot(start: 90, reservedAt: 100).next(after: 50, interval: 1), 51, "set back, slot already past")
     }
 }
+
+/// Issue 20: a geocoder on this machine (loopback) is not held to OpenStreetMap's one request
+/// a second; any other is.
+extension GeocodeCacheTests {
+    func testOnlyAGeocoderElsewhereIsRateLimited() throws {
+        let directory = try TemporaryDirectory()
+        let outbox = try OutboxStore(path: directory.path("outbox.sqlite"))
+        for (url, spacing) in [("http://127.0.0.1:8080", Duration.zero), ("http://localhost:7070/nominatim", .zero),
+                               ("http://[::1]:8080", .zero), ("https://nominatim.openstreetmap.org", .milliseconds(1100)),
+                               ("https://nominatim.example.org", .milliseconds(1100))] {
+            let config = try Config(path: nil, environment: ["ENLOG_GEOCODING_URL": url, "HOME": directory.url.path])
+            let places = GeocodedPlaces(config: config, outbox: outbox)
+            XCTAssertEqual(places.geocoder.geocoder.configuration.minimumInterval, spacing, url)
+        }
+    }
+}

@@ -173,3 +173,26 @@ final class MapCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: home.path("x.png")))
     }
 }
+
+/// Issue 20: redirects from a tile server are followed, a few at most, never from https to
+/// http nor to this machine from elsewhere (the second cannot be shown with servers that are
+/// all on loopback: TileRedirects' rule is checked directly).
+extension MapCommandTests {
+    func testTileServerRedirectsAreFollowedWithinBounds() async throws {
+        for (mode, status, says) in [("once", Int32(0), ""), ("loop", 76, "more than 3 redirects"),
+                                     ("away", 76, "a redirect to http://198.51.100.7")] {
+            try await server.reset()
+            try await server.configure("redirect=\(mode)")
+            let result = try enlog(["map", "--at", "35.68,139.76", "-o", home.path("x-\(mode).png")],
+                                   ["XDG_CACHE_HOME": home.path("cache-\(mode)")])
+            XCTAssertEqual(result.status, status, "\(mode): \(result.standardError)")
+            XCTAssertTrue(says.isEmpty || result.standardError.contains(says), "\(mode): \(result.standardError)")
+        }
+        XCTAssertThrowsError(try TileRedirects.nextURL(from: "https://tiles.example.org/1/2/3.png", to: "http://127.0.0.1:8080/admin"))
+        XCTAssertThrowsError(try TileRedirects.nextURL(from: "https://tiles.example.org/1/2/3.png", to: "https://localhost/admin")) { error in
+            XCTAssertEqual(error as? TileRedirects.Refusal, .toLoopback("https://localhost"))
+        }
+        XCTAssertEqual(try TileRedirects.nextURL(from: "http://127.0.0.1:9/1/2/3.png", to: "/moved/1/2/3.png"), "http://127.0.0.1:9/moved/1/2/3.png")
+        XCTAssertEqual(try TileRedirects.nextURL(from: "https://a.example.org/t.png", to: "https://b.example.org/t.png"), "https://b.example.org/t.png")
+    }
+}

@@ -41,6 +41,15 @@ final class TileTestServer {
     }
 
     func configure(_ query: String) async throws { _ = try await fetchJSON("\(baseURL)/_test/configure?\(query)") }
+
+    /// `enlog map` of one place with this server's tiles, in a scratch home of its own.
+    func map() throws -> ProcessResult {
+        let home = try TemporaryDirectory()
+        return try Subprocess.run(Subprocess.enlog, ["map", "--at", "48.8584,2.2945", "-o", home.path("map.png")],
+                                  environment: ["PATH": "/usr/bin:/bin", "HOME": home.url.path, "TZ": "UTC",
+                                                "XDG_CONFIG_HOME": home.path("config"), "XDG_CACHE_HOME": home.path("cache"),
+                                                "ENLOG_MAP_TILE_URL": tileURL, "ENLOG_GEOCODING_CONTACT": "map-test@example.org"])
+    }
     func reset() async throws { _ = try await fetchJSON("\(baseURL)/_test/reset") }
     func stop() { server.stop() }
 }

@@ -46,10 +46,10 @@ enum TestFiles {
         }
     }
 
-    /// A JPEG from Pillow with these EXIF tags written by exiftool (`Tag=value` each).
+    /// A JPEG (or `format`) from Pillow with these EXIF tags written by exiftool (`Tag=value` each).
     @discardableResult
-    static func photo(_ path: String, tags: [String], width: Int = 64, height: Int = 48) throws -> String {
-        try image(path, format: "JPEG", width: width, height: height)
+    static func photo(_ path: String, tags: [String], format: String = "JPEG", width: Int = 64, height: Int = 48) throws -> String {
+        try image(path, format: format, width: width, height: height)
         guard !tags.isEmpty else { return path }
         let result = try Subprocess.run(try exiftool, ["-q", "-overwrite_original"] + tags.map { "-\($0)" } + [path])
         guard result.status == 0 else { throw ToolFailure(description: "exiftool failed: \(result.standardError)") }

@@ -219,3 +219,27 @@ final class RouteMapTests: XCTestCase {
         XCTAssertEqual(TrackStatistics([]).distance, 0)
     }
 }
+
+/// Issue 20: a digest counted hours between fixes as time moving, and the straight lines
+/// between positions typed by hand hours apart (32,420 km) as distance travelled.
+extension DigestTests {
+    func testGapsBetweenFixesAreNeitherDistanceNorTimeMoving() throws {
+        let start = DigestTests.morning
+        let typed = try [(48.8584, 2.2945, 0.0), (52.5200, 13.4050, 4 * 3600.0), (35.6812, 139.7671, 12 * 3600.0)].map {
+            try Fix(latitude: $0.0, longitude: $0.1, timestamp: start.addingTimeInterval($0.2), source: .manual)
+        }
+        let byHand = TrackStatistics(typed)
+        XCTAssertEqual(byHand.distance, 0)
+        XCTAssertEqual(byHand.movingTime, 0)
+        XCTAssertEqual(byHand.gaps, 2)
+
+        let morning = GeneratedTrack(start: start, legs: [.drive(metres: 2000, speed: 10)], noise: 3)
+        let afternoon = GeneratedTrack(start: start.addingTimeInterval(3 * 3600), legs: [.drive(metres: 1000, speed: 10)], noise: 3)
+        // The second drive starts 5 km from where the first ended, three hours later.
+        let shifted = try afternoon.fixes.map { try Fix(latitude: $0.latitude + 0.045, longitude: $0.longitude, timestamp: $0.timestamp, source: .nmea) }
+        let statistics = TrackStatistics(morning.fixes + shifted)
+        XCTAssertEqual(statistics.distance, 3000, accuracy: 3000 * 0.05, "the drives, not the way between")
+        XCTAssertEqual(statistics.movingTime, 300, accuracy: 30, "the drives' 300 s, not the three hours between")
+        XCTAssertEqual(statistics.gaps, 1)
+    }
+}
