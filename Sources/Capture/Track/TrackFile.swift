@@ -40,6 +40,11 @@ public struct TrackFile: Sendable {
         }
         // A pipe or a file that grew after the check above.
         if bytes.count > Self.maximumBytes { throw .tooLarge(path: path, bytes: bytes.count, limit: Self.maximumBytes) }
+        return try contents(of: bytes)
+    }
+
+    /// What `bytes`, the file's contents, hold.
+    package func contents(of bytes: [UInt8]) throws(TrackError) -> Contents {
         let kind = try Self.kind(of: bytes, path: path)
         var fixes: [Fix]
         var untimed = 0

@@ -60,7 +60,7 @@ public struct NoteTemplate: Sendable {
         }
     }()
 
-    init(name: String, title: String, content: String) throws(NoteError) {
+    package init(name: String, title: String, content: String) throws(NoteError) {
         self.name = name
         self.title = try Self.parse(title, path: name + "/title.mustache")
         self.content = try Self.parse(content, path: name + "/content.mustache")
