@@ -12,7 +12,12 @@ public enum PhotoError: ENLogError, Equatable {
     /// The GPS fix the camera stored is too old (or too inaccurate) for the moment of the photo.
     case rejected(path: String, rejection: QualityFilter.Rejection)
 
+    /// One line whatever the photo holds: a GPS reference tag is the camera's text.
     public var reason: String {
+        HTTPText.oneLine(unflattenedReason, limit: 1000)
+    }
+
+    private var unflattenedReason: String {
         switch self {
         case .noGPS(let path):
             return "photo \(path) has no GPS position in its EXIF tags"
