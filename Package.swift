@@ -86,7 +86,8 @@ let package = Package(
         .testTarget(
             name: "ENLogKitTests",
             dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Watch", "enlog",
-                           "Fuzzing", .product(name: "GRDB", package: "GRDB.swift")]
+                           "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Mustache", package: "swift-mustache")]
         ),
     ]
 )

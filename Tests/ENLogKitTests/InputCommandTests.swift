@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import Testing
 @testable import Support
 @testable import EvernoteAPI
@@ -237,6 +238,21 @@ struct InputCommandTests {
         #expect(result.standardError.contains(directory + "/content.mustache:3:"), "\(result.standardError)")
         #expect(result.standardError.contains(words), "\(result.standardError)")
         #expect(!result.standardError.contains("ParserError"), "\(result.standardError)")
+    }
+
+    /// The content is parsed with a pragma in front of its first line (ENMLEscaping); an error on
+    /// that line still names the column swift-mustache gives for the file as it is.
+    @Test(arguments: ["<en-note>{{address</en-note>", "<en-note>{{#a}}x{{/b}}</en-note>", "{{/x}}"])
+    func aSyntaxErrorOnTheFirstLineNamesItsOwnColumn(_ content: String) throws {
+        var column = 0
+        do {
+            _ = try MustacheTemplate(string: content)
+        } catch let error as MustacheTemplate.ParserError {
+            column = error.context.columnNumber
+        }
+        #expect(column > 0)
+        let error = try #require(throws: NoteError.self) { try NoteTemplate(name: "t", title: "x", content: content) }
+        #expect(error.reason.hasPrefix("template t/content.mustache:1:\(column): "), "\(error.reason)")
     }
 
     @Test func aLatin1ByteInATemplateIsAnErrorNamingTheFile() throws {
