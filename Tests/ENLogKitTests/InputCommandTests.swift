@@ -192,6 +192,36 @@ struct InputCommandTests {
         }
     }
 
+    /// Table headers whose name starts with what no key can start with: TOMLKit's toml++ asserted
+    /// and aborted enlog on them (a fuzzer's find, Tests/Fixtures/fuzz/config/); now a syntax
+    /// error at that character, and brackets in values, strings and comments still read as before.
+    @Test(arguments: [("[(map]\n", "1:2"), ("[\n", "1:2"), ("[note]\nmap = \"google\"\n  [[ +a]]\n", "3:6"), ("\u{FEFF}[ é]", "1:3")])
+    func aTableHeaderNoKeyCanStartIsASyntaxError(_ file: String, _ position: String) throws {
+        let home = try EnlogHome()
+        try home.writeConfig(file)
+        let result = try home.run("config", "show")
+        #expect(result.status == ExitStatusCode.config.rawValue, "\(result.standardError)")
+        #expect(result.standardErrorLines.count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("config.toml:\(position): a table header's name must start with"), "\(result.standardError)")
+    }
+
+    @Test func bracketsInValuesStringsAndCommentsAreNoHeaders() throws {
+        let home = try EnlogHome()
+        try home.writeConfig(#"""
+            [note]  # [(a comment
+            tags = [
+              "[(a", '[(b',
+            ]
+            [ "geocoding" ]
+            contact = """x [(y] \""" [(z
+            [(z"""
+
+            """#)
+        let result = try home.run("config", "show")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("[(a"), "\(result.standardOutput)")
+    }
+
     @Test func aBadTagInTheEnvironmentNamesTheVariable() throws {
         var home = try EnlogHome()
         home.extraEnvironment = ["ENLOG_NOTE_TAGS": "fine," + String(repeating: "t", count: 200)]
