@@ -35,7 +35,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("z")]),
         // The library targets follow the flow of data, each depending only on targets above it
         // in this list: location -> note -> outbox -> sync -> Evernote. A dependency against the
-        // flow does not compile; Tests/ENLogKitTests/PackageManifestTests.swift checks the order.
+        // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.
         .target(name: "Support", dependencies: []),
         .target(name: "EvernoteAPI", dependencies: ["Support"]),
         .target(name: "Configuration", dependencies: [
@@ -72,6 +72,9 @@ let package = Package(
         ]),
         .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox"]),
         .target(name: "Sync", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary"]),
+        // Beside Sync, above it: an export writes the note a sync would upload, and an export
+        // that marks notes holds the sync lock.
+        .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Sync"]),
         .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync"]),
         // How each parser of outside input is driven, one input at a time: the libFuzzer targets
         // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.
@@ -79,13 +82,13 @@ let package = Package(
         .executableTarget(
             name: "enlog",
             dependencies: [
-                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Watch",
+                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "ENLogKitTests",
-            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Watch", "enlog",
+            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "enlog",
                            "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Mustache", package: "swift-mustache")]
         ),

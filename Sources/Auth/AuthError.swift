@@ -40,6 +40,14 @@ public enum AuthError: ENLogError, Equatable {
     case credentialsUnwritable(path: String, detail: String)
     /// UserStore.checkVersion said no.
     case clientTooOld
+    /// The OAuth 2.0 authorization server will not let enlog in: discovery or client
+    /// registration refused (Evernote refuses it for plans without API access).
+    case apiAccessRefused(host: String, step: String, status: Int, detail: String?)
+    /// A service that no longer exists (Evernote's sandbox).
+    case serviceRetired(String)
+    /// The NoteStore URL (from the sign-in's `edam_noteStoreUrl`, `getUserUrls` or the user) is
+    /// plain http:// to a host that is not loopback: every sync would refuse it.
+    case insecureNoteStore(String)
 
     /// One line whatever the payloads hold: some quote the server or the browser (an `error=`
     /// value, a token endpoint's error code), which may carry line breaks and control characters.
@@ -85,6 +93,12 @@ public enum AuthError: ENLogError, Equatable {
             return "cannot write credentials \(path): \(detail)"
         case .clientTooOld:
             return "the service no longer accepts this version of enlog's protocol"
+        case let .apiAccessRefused(host, step, status, detail):
+            return "\(host) refused enlog's \(step) (HTTP \(status)" + (detail.map { ": \($0)" } ?? "") + ")"
+        case .serviceRetired(let what):
+            return what
+        case .insecureNoteStore(let url):
+            return "refusing the NoteStore URL \(url): notes would travel unencrypted over plain http://"
         }
     }
 
@@ -110,6 +124,13 @@ public enum AuthError: ENLogError, Equatable {
             return "use https://HOST, or http:// only for 127.0.0.1/localhost/[::1]"
         case .clientTooOld:
             return "update enlog"
+        case .apiAccessRefused:
+            return "Evernote admits apps only for plans with API access; without it, `enlog export --enex FILE --new` "
+                + "writes the notes as an ENEX file any Evernote client imports (docs/export.md)"
+        case .serviceRetired:
+            return "for a test server of your own use --service custom --host URL"
+        case .insecureNoteStore:
+            return "sign in to the service's https:// address (plain http:// is only for loopback test servers); nothing was stored"
         default:
             return nil
         }
@@ -119,11 +140,16 @@ public enum AuthError: ENLogError, Equatable {
 extension AuthError {
     public var category: ErrorCategory {
         switch self {
-        case .invalidHost, .pastedURLInvalid: return .usage
+        case .invalidHost, .pastedURLInvalid, .serviceRetired: return .usage
         case .missingConsumerKey: return .config
         case .callbackTimedOut, .cancelled: return .temporary
-        case .serverRejected, .malformedResponse: return .protocolError
-        case .listenerFailed, .credentialsUnwritable, .credentialsUnreadable: return .cannotWrite
+        case .serverRejected(_, let status, _): return .ofHTTPStatus(status)
+        case .insecureNoteStore: return .protocolError
+        case .malformedResponse: return .protocolError
+        case .listenerFailed, .credentialsUnwritable: return .cannotWrite
+        // A symbolic link, a directory, a file too large or one enlog may not read: credentials
+        // it cannot use (README's 77), not an outbox that cannot be written.
+        case .credentialsUnreadable: return .noPermission
         default: return .noPermission
         }
     }

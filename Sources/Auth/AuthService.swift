@@ -47,8 +47,6 @@ public struct AuthService: Sendable, Equatable {
 
     public static let evernote = AuthService(kind: .evernote, baseURL: "https://www.evernote.com",
                                              authorizationServerURL: "https://accounts.evernote.com", fallsBackToOAuth1: false)
-    public static let sandbox = AuthService(kind: .sandbox, baseURL: "https://sandbox.evernote.com",
-                                            authorizationServerURL: nil, fallsBackToOAuth1: true)
     public static let yinxiang = AuthService(kind: .yinxiang, baseURL: "https://app.yinxiang.com",
                                              authorizationServerURL: nil, fallsBackToOAuth1: true)
 
@@ -56,7 +54,9 @@ public struct AuthService: Sendable, Equatable {
     public static func resolve(_ kind: ServiceKind, host: String? = nil) throws -> AuthService {
         switch kind {
         case .evernote: return .evernote
-        case .sandbox: return .sandbox
+        case .sandbox:
+            // Kept as a name so that credentials stored for it still read; nothing answers there.
+            throw AuthError.serviceRetired("Evernote's sandbox (sandbox.evernote.com) is gone: there is nothing to sign in to")
         case .yinxiang: return .yinxiang
         case .custom:
             guard let host, !host.isEmpty else {
@@ -96,7 +96,9 @@ public struct AuthService: Sendable, Equatable {
             return .oauth2(metadata)
         }
         if fallsBackToOAuth1 { return .oauth1 }
-        throw AuthError.serverRejected(step: "authorization-server discovery", status: 404,
-                                       detail: "\(authorizationServerURL) publishes no OAuth 2.0 metadata")
+        // Evernote's one way in is OAuth 2.0: no metadata there means no way in for enlog.
+        throw AuthError.apiAccessRefused(host: AuthURL(authorizationServerURL)?.host ?? authorizationServerURL,
+                                         step: "authorization-server discovery", status: 404,
+                                         detail: "no OAuth 2.0 metadata")
     }
 }

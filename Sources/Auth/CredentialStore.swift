@@ -129,33 +129,15 @@ public struct CredentialStore: Sendable {
     }
 
     public func loadIfPresent() throws -> Credentials? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw AuthError.credentialsUnreadable(path: path, detail: String(cString: strerror(errno)))
-        }
-        defer { Glibc.close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            throw AuthError.credentialsUnreadable(path: path, detail: String(cString: strerror(errno)))
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw AuthError.credentialsUnreadable(path: path, detail: "not a regular file")
+        let (bytes, status): ([UInt8], stat)
+        do {
+            (bytes, status) = try FileBytes.read(pathBytes: Array(path.utf8), limit: .smallText, accepting: .regularFilesOnly, followLinks: false)
+        } catch {
+            if error == .system(ENOENT) { return nil }
+            throw AuthError.credentialsUnreadable(path: path, detail: error.reason)
         }
         if status.st_mode & 0o077 != 0 {
             throw AuthError.credentialsInsecure(path: path, mode: String(status.st_mode & 0o7777, radix: 8))
-        }
-        var bytes = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let count = read(fd, &chunk, chunk.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw AuthError.credentialsUnreadable(path: path, detail: String(cString: strerror(errno)))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > 1 << 20 { throw AuthError.credentialsUnreadable(path: path, detail: "file too large") }
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -46,6 +46,17 @@ public struct EvernoteAccount: Sendable {
         if checked.noteStoreUrl == nil {
             checked.noteStoreUrl = try await users.getUserUrls().noteStoreUrl
         }
+        // Refused now, in one line, rather than by every sync to come (while `reachability`
+        // would call the service reachable).
+        if let url = checked.noteStoreUrl {
+            do {
+                _ = try HTTPURLPolicy.check(url, resolve: [])
+            } catch .insecureURL {
+                throw AuthError.insecureNoteStore(HTTPURLPolicy.describe(url))
+            } catch {
+                throw AuthError.malformedResponse(step: "NoteStore URL", detail: error.reason)
+            }
+        }
         return EvernoteAccount(credentials: checked, http: http)
     }
 

@@ -128,11 +128,20 @@ public enum OAuth2 {
     /// Refresh when the access token or the classic token expires within this many seconds.
     public static let refreshMargin: TimeInterval = 15 * 60
 
+    /// The answers by which an authorization server says "not you" rather than "not now":
+    /// unauthorized, forbidden, gone; and for registration a 400 (RFC 7591 §3.2.2: the client
+    /// was not accepted).
+    static let refusals: Set<Int> = [401, 403, 410]
+
     /// RFC 8414 discovery; nil when the server answers 404 (no OAuth 2.0 there).
     public static func discover(issuer: String, transport: AuthHTTPTransport) async throws -> OAuth2ServerMetadata? {
         let url = issuer.trimmingSuffix("/") + "/.well-known/oauth-authorization-server"
         let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")]))
         if response.status == 404 { return nil }
+        if refusals.contains(response.status) {
+            throw AuthError.apiAccessRefused(host: AuthURL(url)?.host ?? issuer, step: "authorization-server discovery",
+                                             status: response.status, detail: errorCode(response.body))
+        }
         guard response.status == 200 else {
             throw AuthError.serverRejected(step: "authorization-server discovery", status: response.status, detail: nil)
         }
@@ -160,6 +169,10 @@ public enum OAuth2 {
         let response = try await transport.send(HTTPRequest(
             method: "POST", url: endpoint,
             headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: [UInt8](body)))
+        if response.status == 400 || refusals.contains(response.status) {
+            throw AuthError.apiAccessRefused(host: AuthURL(endpoint)?.host ?? endpoint, step: "client registration",
+                                             status: response.status, detail: errorCode(response.body))
+        }
         guard response.status == 200 || response.status == 201 else {
             throw AuthError.serverRejected(step: "client registration", status: response.status, detail: nil)
         }
@@ -234,12 +247,19 @@ public enum OAuth2 {
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
             body: Array(AuthEncoding.formEncode(form).utf8)))
         guard response.status == 200 else {
-            // RFC 6749 §5.2 error codes are safe to show; descriptions are not echoed (they may quote input).
-            let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-            let code = (object?["error"] as? String).map { String($0.prefix(64)) }
-            throw AuthError.serverRejected(step: step, status: response.status, detail: code)
+            throw AuthError.serverRejected(step: step, status: response.status, detail: errorCode(response.body))
         }
         return try OAuth2TokenSet.parse(response.body, now: now)
+    }
+
+    /// The `error` code of an OAuth error answer (RFC 6749 §5.2, RFC 7591 §3.2.2), safe to show;
+    /// descriptions are not echoed (they may quote input). Only a plain token is taken.
+    static func errorCode(_ body: [UInt8]) -> String? {
+        let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        guard let code = object?["error"] as? String, !code.isEmpty,
+              code.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0)) })
+        else { return nil }
+        return String(code.prefix(64))
     }
 }
 

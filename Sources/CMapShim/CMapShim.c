@@ -1,4 +1,5 @@
 #include "CMapShim.h"
+#include "PNGMessages.h"
 #include <cairo-ft.h>
 #include <png.h>
 #include <pthread.h>
@@ -9,25 +10,18 @@
 #include <string.h>
 #include <zlib.h>
 
-// Where libpng's error text goes: the caller's buffer (libpng's own default prints to stderr).
-typedef struct {
-    char *message;
-    size_t message_size;
-} message_sink;
-
 typedef struct {
     enlog_png_buffer *out;
     size_t capacity;
 } writer_state;
 
-static void on_png_error(png_structp png, png_const_charp text) {
+void enlog_on_png_error(png_structp png, png_const_charp text) {
     message_sink *sink = png_get_error_ptr(png);
     if (sink->message_size > 0) snprintf(sink->message, sink->message_size, "%s", text);
     png_longjmp(png, 1);
 }
 
-// Warnings (none expected for images built here) would go to stderr by default: dropped.
-static void on_png_warning(png_structp png, png_const_charp text) { (void)png; (void)text; }
+void enlog_on_png_warning(png_structp png, png_const_charp text) { (void)png; (void)text; }
 
 static void on_png_write(png_structp png, png_bytep data, size_t length) {
     writer_state *state = png_get_io_ptr(png);
@@ -176,7 +170,7 @@ int enlog_png_encode_rgb24(const unsigned char *pixels, int width, int height, i
     // libpng writes the file around the stream: signature, IHDR, the IDAT chunk, IEND.
     writer_state state = { out, 0 };
     message_sink sink = { message, message_size };
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, enlog_on_png_error, enlog_on_png_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         snprintf(message, message_size, "libpng could not start");
@@ -206,199 +200,6 @@ void enlog_png_buffer_free(enlog_png_buffer *buffer) {
     free(buffer->bytes);
     buffer->bytes = NULL;
     buffer->count = 0;
-}
-
-typedef struct {
-    const unsigned char *bytes;
-    size_t count;
-    size_t offset;
-} reader_state;
-
-static void on_png_read(png_structp png, png_bytep data, size_t length) {
-    reader_state *state = png_get_io_ptr(png);
-    if (state->count - state->offset < length) png_error(png, "the PNG ends early");
-    memcpy(data, state->bytes + state->offset, length);
-    state->offset += length;
-}
-
-// A canvas pixel (cairo RGB24: a native-endian xRGB word) seen through `alpha` over `under`.
-static uint32_t over(uint32_t red, uint32_t green, uint32_t blue, uint32_t alpha, uint32_t under) {
-    uint32_t keep = 255 - alpha;
-    red = (red * alpha + ((under >> 16) & 0xFF) * keep + 127) / 255;
-    green = (green * alpha + ((under >> 8) & 0xFF) * keep + 127) / 255;
-    blue = (blue * alpha + (under & 0xFF) * keep + 127) / 255;
-    return 0xFF000000u | red << 16 | green << 8 | blue;
-}
-
-// How decoded rows become canvas pixels: 8-bit RGBA, or (palette images, which OSM's tiles
-// are) one byte a pixel looked up in the palette, which skips libpng's expansion to RGBA.
-typedef struct {
-    int has_alpha;
-    int indexed;
-    uint32_t colors[256];
-    unsigned char alphas[256];
-} row_format;
-
-// One decoded row into `canvas_row`, columns [first, last) of the image, which starts at the
-// canvas's column `origin_x` (indices stay inside the canvas row even when it is negative).
-// Opaque pixels replace the canvas's; translucent ones are blended over it (straight alpha).
-static void blend_row(const row_format *format, const unsigned char *source, uint32_t *canvas_row, int origin_x,
-                      int first, int last) {
-    for (int x = first; x < last; x++) {
-        uint32_t *target = &canvas_row[origin_x + x];
-        if (format->indexed) {
-            unsigned char index = source[x], alpha = format->alphas[index];
-            if (alpha == 255) {
-                *target = format->colors[index];
-            } else if (alpha != 0) {
-                uint32_t color = format->colors[index];
-                *target = over((color >> 16) & 0xFF, (color >> 8) & 0xFF, color & 0xFF, alpha, *target);
-            }
-            continue;
-        }
-        const unsigned char *pixel = source + 4 * x;
-        if (!format->has_alpha || pixel[3] == 255) {
-            *target = 0xFF000000u | (uint32_t)pixel[0] << 16 | (uint32_t)pixel[1] << 8 | pixel[2];
-        } else if (pixel[3] != 0) {
-            *target = over(pixel[0], pixel[1], pixel[2], pixel[3], *target);
-        }
-    }
-}
-
-// Sets the transformations that bring any PNG to `format`'s kind of rows.
-static void choose_row_format(png_structp png, png_infop info, row_format *format) {
-    int color_type = png_get_color_type(png, info);
-    format->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
-    format->indexed = color_type == PNG_COLOR_TYPE_PALETTE;
-    if (format->indexed) {
-        png_colorp palette = NULL;
-        int palette_size = 0;
-        png_get_PLTE(png, info, &palette, &palette_size);
-        png_bytep transparency = NULL;
-        int transparency_size = 0;
-        png_get_tRNS(png, info, &transparency, &transparency_size, NULL);
-        // An index past the palette is black, as libpng's own expansion makes it.
-        for (int index = 0; index < 256; index++) {
-            format->colors[index] = index < palette_size
-                ? 0xFF000000u | (uint32_t)palette[index].red << 16 | (uint32_t)palette[index].green << 8 | palette[index].blue
-                : 0xFF000000u;
-            format->alphas[index] = index < transparency_size ? transparency[index] : 255;
-        }
-        png_set_packing(png);   // 1, 2 and 4-bit indices: a byte each
-        return;
-    }
-    // Every other kind (grey, 16-bit, with or without alpha or tRNS) becomes 8-bit RGBA.
-    png_set_expand(png);
-    png_set_strip_16(png);
-    if (!(color_type & PNG_COLOR_MASK_COLOR)) png_set_gray_to_rgb(png);
-    if (!format->has_alpha) png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
-}
-
-// One tile into the canvas (see enlog_png_decode_tiles_into_rgb24): 0, 1 or -1 as its status.
-static int decode_into_rgb24(const unsigned char *bytes, size_t count, int side,
-                             unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
-                             int origin_x, int origin_y, char *message, size_t message_size) {
-    message_sink sink = { message, message_size };
-    reader_state reader = { bytes, count, 0 };
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning);
-    if (!png) {
-        snprintf(message, message_size, "libpng could not start");
-        return -1;
-    }
-    png_infop info = png_create_info_struct(png);
-    if (!info) {
-        snprintf(message, message_size, "out of memory");
-        png_destroy_read_struct(&png, NULL, NULL);
-        return -1;
-    }
-    // volatile: read after a longjmp back into this frame.
-    unsigned char *volatile pixels = NULL;
-    png_bytep *volatile rows = NULL;
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_read_struct(&png, &info, NULL);
-        free(pixels);
-        free(rows);
-        return -1;
-    }
-    png_set_read_fn(png, &reader, on_png_read);
-    png_read_info(png, info);
-    if ((int)png_get_image_width(png, info) != side || (int)png_get_image_height(png, info) != side) {
-        png_destroy_read_struct(&png, &info, NULL);
-        return 1;
-    }
-    row_format format;
-    choose_row_format(png, info, &format);
-    int passes = png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    size_t row_bytes = (size_t)side * (format.indexed ? 1 : 4);
-    if (png_get_rowbytes(png, info) != row_bytes) png_error(png, "unexpected row size after expansion");
-
-    int first_row = origin_y < 0 ? -origin_y : 0;
-    int end_row = canvas_height - origin_y < side ? canvas_height - origin_y : side;
-    int first_column = origin_x < 0 ? -origin_x : 0;
-    int end_column = canvas_width - origin_x < side ? canvas_width - origin_x : side;
-    if (passes == 1) {
-        // Rows are read down to the last one the canvas shows; below it nothing is inflated.
-        pixels = malloc(row_bytes);
-        if (!pixels) png_error(png, "out of memory");
-        for (int y = 0; y < end_row; y++) {
-            png_read_row(png, pixels, NULL);
-            if (y >= first_row) {
-                uint32_t *canvas_row = (uint32_t *)(canvas + (size_t)(origin_y + y) * (size_t)canvas_stride);
-                blend_row(&format, pixels, canvas_row, origin_x, first_column, end_column);
-            }
-        }
-    } else {
-        // An interlaced PNG fills every row in every pass: read whole, then copied.
-        pixels = malloc(row_bytes * (size_t)side);
-        rows = malloc(sizeof(png_bytep) * (size_t)side);
-        if (!pixels || !rows) png_error(png, "out of memory");
-        for (int y = 0; y < side; y++) rows[y] = pixels + (size_t)y * row_bytes;
-        png_read_image(png, rows);
-        for (int y = first_row; y < end_row; y++) {
-            uint32_t *canvas_row = (uint32_t *)(canvas + (size_t)(origin_y + y) * (size_t)canvas_stride);
-            blend_row(&format, rows[y], canvas_row, origin_x, first_column, end_column);
-        }
-    }
-    png_destroy_read_struct(&png, &info, NULL);
-    free(pixels);
-    free(rows);
-    return 0;
-}
-
-typedef struct {
-    enlog_png_tile *tiles;
-    int count, side;
-    unsigned char *canvas;
-    int canvas_width, canvas_height, canvas_stride;
-    int next;   // the next tile to take, shared by the workers (atomic)
-} tile_batch;
-
-static void *decode_tiles_run(void *argument) {
-    tile_batch *batch = argument;
-    for (;;) {
-        int index = __atomic_fetch_add(&batch->next, 1, __ATOMIC_RELAXED);
-        if (index >= batch->count) return NULL;
-        enlog_png_tile *tile = &batch->tiles[index];
-        tile->status = decode_into_rgb24(tile->bytes, tile->count, batch->side, batch->canvas,
-                                         batch->canvas_width, batch->canvas_height, batch->canvas_stride,
-                                         tile->x, tile->y, tile->message, sizeof tile->message);
-    }
-}
-
-void enlog_png_decode_tiles_into_rgb24(enlog_png_tile *tiles, int count, int side,
-                                       unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
-                                       int workers) {
-    tile_batch batch = { tiles, count, side, canvas, canvas_width, canvas_height, canvas_stride, 0 };
-    enum { MOST_HELPERS = 3 };
-    pthread_t helpers[MOST_HELPERS];
-    int started = 0;
-    while (started < MOST_HELPERS && started < workers - 1 && started < count - 1
-           && pthread_create(&helpers[started], NULL, decode_tiles_run, &batch) == 0) {
-        started++;
-    }
-    decode_tiles_run(&batch);
-    for (int index = 0; index < started; index++) pthread_join(helpers[index], NULL);
 }
 
 static pthread_mutex_t font_lock = PTHREAD_MUTEX_INITIALIZER;

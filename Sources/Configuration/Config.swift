@@ -114,6 +114,11 @@ public struct Config: Sendable {
     public private(set) var unknownEnvironment: [String] = []
     /// The XDG directories the environment named (the tile cache lives under its cache home).
     public let paths: XDGPaths
+    /// The zone notes are written in and days are counted in: `note.time_zone`, else `TZ` read
+    /// as the C library reads it (`TimeZoneName`), else the system's (/etc/localtime).
+    public private(set) var timeZone = TimeZone.current
+    /// Why `TZ` could not be followed, when it could not (times are then in UTC, as `date`'s).
+    public private(set) var timeZoneWarning: String?
 
     /// - Parameters:
     ///   - path: config file; nil means `$XDG_CONFIG_HOME/enlog/config.toml`, which may be absent.
@@ -124,6 +129,7 @@ public struct Config: Sendable {
     public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 flags: [String: Flag] = [:], checks: [Setting: SettingCheck] = [:]) throws(ConfigError) {
         let paths = XDGPaths(environment: environment)
+        if path?.isEmpty == true { throw .invalidValue(origin: .flag("--config"), name: "config", reason: "is empty; it must be a path") }
         let filePath = path ?? paths.configFile
         let contents = path != nil || FileManager.default.fileExists(atPath: filePath) ? try Self.readFile(filePath) : nil
         try self.init(filePath: filePath, fileContents: contents, paths: paths, environment: environment, flags: flags, checks: checks)
@@ -158,11 +164,24 @@ public struct Config: Sendable {
         if resolved[Setting.database.name]?.value == nil {
             resolved[Setting.database.name] = Resolved(value: paths.defaultDatabase, origin: .defaultValue)
         }
+        (timeZone, timeZoneWarning) = Self.zone(configured: resolved[Setting.timeZone.name]?.value, tz: environment["TZ"])
         let known = Set(Setting.all.flatMap(\.environmentNames)).union(Setting.otherEnvironmentNames)
         unknownEnvironment = environment.keys.filter { $0.hasPrefix("ENLOG_") && !known.contains($0) }.sorted()
     }
 
     public func string(_ setting: Setting) -> String? { resolved[setting.name]?.value }
+
+    private static func zone(configured: String?, tz: String?) -> (TimeZone, String?) {
+        let utc = TimeZone(identifier: "UTC")!
+        if let configured { return (TimeZoneName.resolve(configured) ?? utc, nil) }
+        guard let tz else { return (.current, nil) }
+        if tz.isEmpty { return (utc, nil) }   // glibc: TZ set but empty is UTC
+        if let zone = TimeZoneName.resolve(tz) { return (zone, nil) }
+        let why = PosixZoneRule(tz) != nil
+            ? "TZ '\(tz)' has daylight-saving rules no zone of the tz database keeps"
+            : "TZ '\(tz)' is neither a zone of the tz database nor a POSIX rule"
+        return (utc, why + "; times are written in UTC, as `date` does (set note.time_zone, e.g. Europe/Paris)")
+    }
 
     /// A numeric setting's value; always within the setting's range (checked when read).
     public func number(_ setting: Setting) -> Double {
@@ -191,9 +210,9 @@ public struct Config: Sendable {
 
     private static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
         do {
-            return try FileBytes.read(path)
+            return try FileBytes.read(path, limit: .smallText)
         } catch {
-            throw .unreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+            throw .unreadable(path: path, reason: error.reason)
         }
     }
 
@@ -265,6 +284,11 @@ public struct Config: Sendable {
         case .string, .list:
             break
         }
+        // An empty path is no path: SQLite would take "" for a temporary database and the
+        // outbox's lock file would land in the working directory.
+        if value.isEmpty && [Setting.database, .caFile, .template].contains(setting) {
+            throw .invalidValue(origin: origin, name: setting.name, reason: "is empty; it must be a path")
+        }
         if let check = checks[setting], let problem = check(value) {
             throw .invalidValue(origin: origin, name: setting.name, reason: problem)
         }
@@ -291,7 +315,7 @@ public struct XDGPaths: Sendable {
     public let cacheHome: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         func absolute(_ name: String, _ fallback: String) -> String {
             // The spec says relative values are invalid and must be ignored.
             if let value = environment[name], value.hasPrefix("/") { return value }

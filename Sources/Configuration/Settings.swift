@@ -51,12 +51,12 @@ extension Setting {
     public static let template = Setting("note.template", .string, default: "default", "template: 'default' or a directory holding title.mustache and content.mustache")
     public static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
     public static let tags = Setting("note.tags", .list, default: "LocationHistory", "tags, comma-separated in the environment")
-    public static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times (default: the system's)")
+    public static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times and days (default: TZ as `date` reads it, else the system's)")
     public static let map = Setting("note.map", .string, default: "openstreetmap", "map link: openstreetmap or google")
     public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
     public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
     public static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
-    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, environment: ["ENLOG_AUTH_CONSUMER_KEY", "ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (sandbox, Yinxiang, custom hosts)")
+    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, environment: ["ENLOG_AUTH_CONSUMER_KEY", "ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (Yinxiang, custom hosts)")
     public static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, environment: ["ENLOG_AUTH_CONSUMER_SECRET", "ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
     public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
     public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", range: .shortWaitSeconds, "longest the reachability check may take, seconds")
@@ -100,7 +100,8 @@ extension Setting {
 
     /// `ENLOG_*` variables that are not settings but are still enlog's: the token `auth token`
     /// reads, and the ones the project's own scripts and tests set (so they are not warned about).
-    static let otherEnvironmentNames: Set<String> = ["ENLOG_TOKEN", "ENLOG_PYTHON", "ENLOG_TEST_TRACE", "ENLOG_DEMO_DB"]
+    static let otherEnvironmentNames: Set<String> = ["ENLOG_TOKEN", "ENLOG_PYTHON", "ENLOG_TEST_TRACE", "ENLOG_DEMO_DB",
+                                                     InputDeadline.environmentName]
 }
 
 extension Setting {

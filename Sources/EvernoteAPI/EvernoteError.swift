@@ -209,9 +209,22 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
 }
 
 extension EvernoteError {
+    /// The one mapping of Evernote's answers to README's exit codes; `sync`'s verdict derives
+    /// from it too (`SyncSummary.FailureClass`).
     public var category: ErrorCategory {
         if requiresReauthentication { return .noPermission }
-        if isTransient { return .temporary }
-        return .protocolError
+        switch self {
+        case .rateLimited, .quotaReached:
+            return .temporary
+        case .service, .application:
+            // An EDAM system error or an undeclared failure: the service is failing.
+            return .unavailable
+        case .enmlValidation, .badDataFormat, .dataRequired, .limitReached, .dataConflict, .notFound:
+            return .invalidNote
+        case .permissionDenied, .authExpired, .invalidAuth, .missingAuthenticationToken:
+            return .noPermission
+        case .wrongSequenceID, .wrongMethodName, .unexpectedMessageType, .missingResult, .malformedReply:
+            return .protocolError
+        }
     }
 }

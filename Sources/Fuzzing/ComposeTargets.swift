@@ -16,10 +16,10 @@ extension FuzzTarget {
         }
     }
 
-    /// A map tile or static map from a tile server, both ways it is decoded: by cairo when it is
-    /// downloaded (`TileFetcher` refuses what cairo cannot read; a static map is re-encoded), and
-    /// by CMapShim's libpng path when a cached tile is drawn into a map, here as two placements
-    /// clipped by the canvas's four edges.
+    /// A map tile or static map from a tile server, both ways CMapShim's libpng decodes it: into
+    /// an image of its own when it is downloaded (`TileFetcher` refuses what does not decode; a
+    /// static map is re-encoded), and straight into the canvas when a cached tile is drawn into a
+    /// map, here as two placements clipped by the canvas's four edges.
     public static let tile = FuzzTarget("tile") { bytes throws(FuzzFinding) in
         if case .success(let image) = CairoPNG.decode(bytes) {
             _ = try? CairoPNG.encode(image)
@@ -27,7 +27,7 @@ extension FuzzTarget {
         // Maps draw 256-pixel tiles; a smaller square image is drawn at its own size, so that
         // small inputs reach the direct path too (any other size is decoded by cairo and scaled).
         var side = 256
-        if CairoPNG.headerProblem(bytes) == nil {
+        if CairoPNG.structureProblem(bytes) == nil {
             let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
             if width == height, width <= 256 { side = width }
         }

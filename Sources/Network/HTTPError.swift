@@ -69,5 +69,12 @@ public enum HTTPError: ENLogError, Equatable {
 }
 
 extension HTTPError {
-    public var category: ErrorCategory { .unavailable }
+    public var category: ErrorCategory {
+        switch self {
+        // Something answered, but too much to be the service's reply.
+        case .responseTooLarge: return .protocolError
+        case .cancelled: return .temporary
+        default: return .unavailable
+        }
+    }
 }

@@ -129,5 +129,10 @@ public struct ThriftHTTPTransport: ThriftTransport {
 }
 
 extension ThriftHTTPError {
-    public var category: ErrorCategory { .protocolError }
+    public var category: ErrorCategory {
+        switch self {
+        case .unexpectedStatus(let status, _): return .ofHTTPStatus(status)
+        case .unexpectedContent: return .protocolError
+        }
+    }
 }

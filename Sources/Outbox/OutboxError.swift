@@ -98,6 +98,7 @@ public enum OutboxError: ENLogError, Equatable {
             return .database(path: path, detail: String(describing: error))
         }
         let detail = databaseError.message ?? "SQLite error \(databaseError.extendedResultCode.rawValue)"
+        if isPossiblyDiskFull(databaseError), DiskSpace.isExhausted(near: path) { return .diskFull(path: path) }
         switch databaseError.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return .locked(path: path, waited: busyTimeout)
@@ -118,13 +119,19 @@ public enum OutboxError: ENLogError, Equatable {
             return .database(path: path, detail: detail)
         }
     }
+
+    /// The codes a full disk shows as: SQLITE_FULL where SQLite can tell, and otherwise an I/O
+    /// error or a file it could not open (a `-shm` or `-wal` it could not create or grow).
+    static func isPossiblyDiskFull(_ error: DatabaseError) -> Bool {
+        DiskSpace.mayBeFull(sqliteResultCode: error.resultCode.rawValue)
+    }
 }
 
 extension OutboxError {
     public var category: ErrorCategory {
         switch self {
         case .locked: return .temporary
-        case .corrupt, .newerSchema, .storedFixInvalid: return .corrupt
+        case .corrupt, .newerSchema, .storedFixInvalid: return .ioError
         case .readOnly, .cannotOpen, .diskFull, .database: return .cannotWrite
         case .missing, .notInitialized: return .noInput
         case .foreign: return .foreignDatabase

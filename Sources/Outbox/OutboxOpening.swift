@@ -18,9 +18,14 @@ struct OutboxOpening {
     /// The database, its schema up to date unless reading.
     func open(for mode: OutboxStore.Access) throws(OutboxError) -> DatabasePool {
         let readOnly = mode == .read
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists && isDirectory.boolValue { throw .cannotOpen(path: path, detail: "it is a directory") }
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        // SQLite would wait on a FIFO's open for ever and call a device "disk I/O error".
+        switch status.st_mode & S_IFMT {
+        case _ where !exists, S_IFREG: break
+        case S_IFDIR: throw .cannotOpen(path: path, detail: "it is a directory")
+        default: throw .cannotOpen(path: path, detail: "it is not a regular file")
+        }
         if mode != .create {
             guard exists else { throw .missing(path: path) }
         } else {
@@ -98,16 +103,21 @@ struct OutboxOpening {
     }
 
     /// A WAL database can be read only through its -wal and -shm files, which a reader who cannot
-    /// write the folder cannot create (SQLite answers "readonly" or "unable to open"). When there
-    /// is no -wal file, every committed note is in the main file, and no one who lacks write access
-    /// to the folder can add one: SQLite's `immutable` mode then reads the file as it is, without
-    /// the index and without locks. (Root, or the folder's owner after a chmod, could still write
-    /// meanwhile; a listing read across that write may be stale, never the outbox damaged.)
+    /// write the folder cannot create (SQLite answers "readonly" or "unable to open"), nor anyone
+    /// on a full disk (a 32 KiB index that cannot grow: "disk I/O error"). When the -wal file is
+    /// missing or empty, every committed note is in the main file, and no one who lacks write
+    /// access to the folder (or space on the disk) can add one: SQLite's `immutable` mode then
+    /// reads the file as it is, without the index and without locks. (Root, the folder's owner
+    /// after a chmod, or a writer after space was freed could still write meanwhile; a listing
+    /// read across that write may be stale, never the outbox damaged.)
     private static func immutableReader(path: String, configuration: Configuration, after error: any Error) -> DatabasePool? {
-        guard let code = (error as? DatabaseError)?.resultCode, [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(code),
-              !FileManager.default.fileExists(atPath: path + "-wal") else { return nil }
+        guard let databaseError = error as? DatabaseError,
+              ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0) == 0 else { return nil }
         let directory = (path as NSString).deletingLastPathComponent
-        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return nil }
+        let folderReadOnly = [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(databaseError.resultCode)
+            && access(directory.isEmpty ? "." : directory, W_OK) != 0
+        let diskFull = OutboxError.isPossiblyDiskFull(databaseError) && DiskSpace.isExhausted(near: path)
+        guard folderReadOnly || diskFull else { return nil }
         // A URI filename (Debian's SQLite accepts them everywhere): `?`, `#` and `%` must be escaped in its path.
         let absolute = URL(fileURLWithPath: path).path
         guard let escaped = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) else { return nil }

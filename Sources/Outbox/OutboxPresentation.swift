@@ -24,19 +24,31 @@ public enum OutboxJSON {
         var lastError: String?
         var nextAttemptAt: Date?
         var createdAt: Date
+        /// Where and when an exported note went (`export --enex --new`).
+        var exportedTo: String?
+        var exportedAt: Date?
 
-        init(_ note: OutboxNote, mapPending: Bool) {
+        init(_ note: OutboxNote, mapPending: Bool, export: ENEXExportRecord? = nil) {
             id = note.id; uid = note.uid; state = note.state; title = note.title; notebook = note.notebookName
             tags = note.tags; latitude = note.latitude; longitude = note.longitude; addressPending = note.addressPending
             self.mapPending = mapPending
             attempts = note.attempts; guid = note.guid; lastError = note.lastError; nextAttemptAt = note.nextAttemptAt
             createdAt = note.createdAt
+            if note.state == .exported, let export {
+                exportedTo = export.file
+                exportedAt = export.exportedAt
+            }
         }
     }
 
-    /// - Parameter mapsPending: the ids of the notes waiting for their map (`noteIdsWithPendingMaps`).
-    public static func encode(_ notes: [OutboxNote], mapsPending: Set<Int64> = []) throws -> String {
-        try JSONOutput.encode(notes.map { NoteSummary($0, mapPending: $0.id.map(mapsPending.contains) ?? false) })
+    /// - Parameters:
+    ///   - mapsPending: the ids of the notes waiting for their map (`noteIdsWithPendingMaps`).
+    ///   - exports: where the exported notes went (`exportRecords`).
+    public static func encode(_ notes: [OutboxNote], mapsPending: Set<Int64> = [],
+                              exports: [Int64: ENEXExportRecord] = [:]) throws -> String {
+        try JSONOutput.encode(notes.map {
+            NoteSummary($0, mapPending: $0.id.map(mapsPending.contains) ?? false, export: $0.id.flatMap { exports[$0] })
+        })
     }
     public static func encode(_ note: OutboxNote, mapPending: Bool = false) throws -> String {
         try JSONOutput.encode(NoteSummary(note, mapPending: mapPending))
@@ -45,7 +57,8 @@ public enum OutboxJSON {
 
     /// `queue show --json`: the summary `queue list --json` gives, plus the ENML body.
     /// With its resources (without their bytes) and whether its map is still to be made.
-    public static func encodeWithContent(_ note: OutboxNote, resources: [NoteResource] = [], mapPending: Bool = false) throws -> String {
+    public static func encodeWithContent(_ note: OutboxNote, resources: [NoteResource] = [], mapPending: Bool = false,
+                                         export: ENEXExportRecord? = nil) throws -> String {
         struct Full: Encodable {
             var summary: NoteSummary
             var content: String
@@ -58,7 +71,7 @@ public enum OutboxJSON {
             }
             enum Key: String, CodingKey { case content, resources }
         }
-        return try JSONOutput.encode(Full(summary: NoteSummary(note, mapPending: mapPending), content: note.content,
+        return try JSONOutput.encode(Full(summary: NoteSummary(note, mapPending: mapPending, export: export), content: note.content,
                                           resources: resources.map(ResourceSummary.init)))
     }
 
@@ -96,10 +109,11 @@ public enum OutboxJSON {
     }
 
 
-    public static func line(_ note: OutboxNote, mapPending: Bool = false) -> String {
+    public static func line(_ note: OutboxNote, mapPending: Bool = false, export: ENEXExportRecord? = nil) -> String {
         var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(timestamp(note.createdAt))\t\(note.title)"
         if note.addressPending { line += "\t(address pending)" }
         if mapPending { line += "\t(map pending)" }
+        if note.state == .exported, let export { line += "\t(in \(export.file))" }
         if let error = note.lastError, note.state == .failed || note.state == .parked { line += "\t\(error)" }
         return line
     }
@@ -120,16 +134,4 @@ public enum OutboxJSON {
         return formatter.string(from: date)
     }
 
-    /// `2026-11-22` (local midnight) or a full ISO 8601 date and time with its zone.
-    public static func parseDate(_ text: String, timeZone: TimeZone = .current) -> Date? {
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date }
-        let day = DateFormatter()
-        day.locale = Locale(identifier: "en_US_POSIX")
-        day.calendar = Calendar(identifier: .gregorian)
-        day.timeZone = timeZone
-        day.dateFormat = "yyyy-MM-dd"
-        day.isLenient = false
-        return day.date(from: text)
-    }
 }

@@ -56,9 +56,10 @@ public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableR
     public static let databaseTableName = "note"
 
     /// pending → sending → synced, or sending → failed (retried automatically when due) or
-    /// parked (kept aside until someone calls `retry`).
+    /// parked (kept aside until someone calls `retry`); or pending/failed → exported: written to
+    /// an ENEX file as its destination (`export --enex --new`), which sync leaves alone.
     public enum State: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
-        case pending, sending, synced, failed, parked
+        case pending, sending, synced, failed, parked, exported
 
         var explanation: String {
             switch self {
@@ -67,6 +68,7 @@ public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableR
             case .synced: return "it was already uploaded"
             case .failed: return "its last upload failed"
             case .parked: return "it is parked"
+            case .exported: return "it was exported to an ENEX file"
             }
         }
 
@@ -74,6 +76,7 @@ public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableR
             switch self {
             case .sending: return "wait for the running sync to finish"
             case .synced: return "the note is in Evernote already; nothing to do"
+            case .exported: return "`enlog queue retry ID` puts it back in the queue if its ENEX file was never imported"
             case .pending where action == .markSynced || action == .markFailed:
                 return "mark the note as sending before reporting an upload result"
             default: return nil

@@ -112,6 +112,7 @@ enum OutboxSchema {
         registerResourceMigration(&migrator)
         registerDigestMigration(&migrator)
         registerDiaryMigration(&migrator)
+        registerENEXExportMigration(&migrator)
         return migrator
     }
 

@@ -125,10 +125,19 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// failed or parked (or pending) → pending with a fresh attempt count.
+    /// failed, parked or exported (or pending) → pending with a fresh attempt count. An exported
+    /// note may be in Evernote already (its ENEX file imported): it is flagged for the
+    /// exactly-once lookup, so the next sync looks for it by its `enlog.id` (in every notebook:
+    /// `notesExportedBefore`) before creating it.
     @discardableResult
     public func retry(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
-        try await transition(id, .retry, allowedFrom: [.pending, .failed, .parked]) { note in
+        try await transition(id, .retry, allowedFrom: [.pending, .failed, .parked, .exported], alongside: { db in
+            guard try ENEXExportRecord.exists(db, key: id) else { return }
+            try db.execute(sql: """
+                INSERT INTO syncNote (noteId, needsLookup) VALUES (?, 1)
+                ON CONFLICT(noteId) DO UPDATE SET needsLookup = MAX(needsLookup, 1)
+                """, arguments: [id])
+        }) { note in
             note.state = .pending
             note.attempts = 0
             note.nextAttemptAt = nil
@@ -142,8 +151,8 @@ public struct OutboxStore: Sendable {
     /// Returns the note as it was.
     @discardableResult
     public func drop(_ id: Int64, includingSending: Bool = false) async throws(OutboxError) -> OutboxNote {
-        let allowed: Set<OutboxNote.State> = includingSending ? [.pending, .failed, .parked, .synced, .sending]
-            : [.pending, .failed, .parked, .synced]
+        let allowed: Set<OutboxNote.State> = includingSending ? [.pending, .failed, .parked, .synced, .exported, .sending]
+            : [.pending, .failed, .parked, .synced, .exported]
         return try await transition(id, .drop, allowedFrom: allowed, delete: true) { _ in }
     }
 
@@ -241,12 +250,14 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// Fixes with `timestamp >= since`, oldest first; with `notedOnly`, those that have a note
+    /// Fixes with `since <= timestamp < until`, oldest first; with `notedOnly`, those that have a note
     /// (not the track `watch` keeps, nor imported fixes).
-    public func history(since: Date? = nil, limit: Int? = nil, notedOnly: Bool = false) async throws(OutboxError) -> [FixRecord] {
+    public func history(since: Date? = nil, until: Date? = nil, limit: Int? = nil,
+                        notedOnly: Bool = false) async throws(OutboxError) -> [FixRecord] {
         try await read { db in
             var request = FixRecord.order(Column("timestamp"), Column("id"))
             if let since { request = request.filter(Column("timestamp") >= since) }
+            if let until { request = request.filter(Column("timestamp") < until) }
             if notedOnly { request = request.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)") }
             if let limit { request = request.limit(limit) }
             return try request.fetchAll(db)

@@ -25,6 +25,11 @@ extension OutboxStore {
         public var until: Date
         public var reason: String
 
+        /// The longest wait a hold keeps: Evernote's rate limits are counted per hour, so no
+        /// longer wait is real (a `rateLimitDuration` of 2147483647 s would hold every sync
+        /// until 2094). Longer ones, stored or reported, are cut to this.
+        public static let longest: TimeInterval = 3600
+
         public init(until: Date, reason: String) {
             self.until = until
             self.reason = reason
@@ -51,12 +56,15 @@ extension OutboxStore {
         }
     }
 
-    /// The persisted "no call before" time, if any (also when already past).
+    /// The persisted "no call before" time, if any (also when already past), never more than
+    /// `RateLimitHold.longest` after it was set (a hold an older enlog stored for decades included).
     public func rateLimitHold() async throws(OutboxError) -> RateLimitHold? {
         try await read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT value, date FROM syncState WHERE key = 'notBefore'"),
+            guard let row = try Row.fetchOne(db, sql: "SELECT value, date, updatedAt FROM syncState WHERE key = 'notBefore'"),
                   let date: Date = row["date"] else { return nil }
-            return RateLimitHold(until: date, reason: row["value"] ?? "")
+            let set: Date? = row["updatedAt"]
+            let until = set.map { min(date, $0.addingTimeInterval(RateLimitHold.longest)) } ?? date
+            return RateLimitHold(until: until, reason: row["value"] ?? "")
         }
     }
 
@@ -71,6 +79,22 @@ extension OutboxStore {
                 try db.execute(sql: "DELETE FROM syncState WHERE key = 'notBefore'")
             }
         }
+    }
+
+    /// Removes the hold, one that ended or one the user chose to end (`queue retry`, signing in
+    /// again), and makes due the notes a rate limit set to wait for it (their retry time is the
+    /// hold's, as stored: 2094 for a hold an older enlog stored). Returns when a hold still in
+    /// force would have ended, nil when none was.
+    @discardableResult
+    public func liftRateLimitHold(now: Date = Date()) async throws(OutboxError) -> Date? {
+        guard let hold = try await rateLimitHold() else { return nil }
+        try await write { db in
+            guard let stored = try Date.fetchOne(db, sql: "SELECT date FROM syncState WHERE key = 'notBefore'") else { return }
+            try OutboxNote.filter(OutboxNote.Columns.state == OutboxNote.State.failed && OutboxNote.Columns.nextAttemptAt == stored)
+                .updateAll(db, OutboxNote.Columns.nextAttemptAt.set(to: now))
+            try db.execute(sql: "DELETE FROM syncState WHERE key = 'notBefore'")
+        }
+        return hold.until > now ? hold.until : nil
     }
 
     /// Ids of the notes whose earlier upload may have reached Evernote.

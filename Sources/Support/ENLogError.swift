@@ -34,8 +34,9 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
     case foreignDatabase
     /// The outbox (or a file enlog keeps, like the credentials) cannot be written.
     case cannotWrite
-    /// The outbox is corrupt, not a database, or from a newer enlog.
-    case corrupt
+    /// An I/O error (EX_IOERR): the outbox is corrupt, not a database, or from a newer enlog; or
+    /// output cannot be written (a full disk, a closed descriptor, an export file's write failing).
+    case ioError
     /// Temporary, try again: locked, offline, another sync running, rate limited.
     case temporary
     /// A service answered something that is not its protocol.
@@ -44,4 +45,16 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
     case noPermission
     /// The configuration file or an `ENLOG_*` variable is wrong.
     case config
+
+    /// What an HTTP status other than the one expected says, the same for every service enlog
+    /// talks to (Evernote, OAuth, tile, static-map and geocoding servers): 429 asks to slow down
+    /// (try later), 5xx is a service failing (unavailable, README's 69), anything else is not the
+    /// protocol (a 404 page, a redirect, a 403 from something in between).
+    public static func ofHTTPStatus(_ status: Int) -> ErrorCategory {
+        switch status {
+        case 429: return .temporary
+        case 500...599: return .unavailable
+        default: return .protocolError
+        }
+    }
 }

@@ -29,6 +29,18 @@ public enum TerminalText {
         return out
     }
 
+    /// A message for the terminal as one line: what `escaped` does, tabs kept (they separate
+    /// columns and cannot start a line). Every line enlog writes to stderr goes through this,
+    /// so a path or a server's words inside a message can never forge another line.
+    public static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { needsEscape($0) && $0 != "\t" }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            out += needsEscape(scalar) && scalar != "\t" ? escape(scalar.value) : String(scalar)
+        }
+        return out
+    }
+
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }

@@ -37,7 +37,7 @@ extension SyncRun {
                     guard let day = TrackDay(name, timeZone: renderer.style.timeZone) else {
                         throw DigestError(day: name)
                     }
-                    try await DayDigest(outbox: outbox, style: renderer.style, maps: maps, mapBudget: maps.settings.timeBudget,
+                    try await DayDigest(outbox: outbox, style: renderer.style, maps: maps,
                                         account: note.account).remade(id, day: day, now: engine.clock())
                 } else {
                     let fix = try record.fix()
@@ -92,16 +92,22 @@ extension SyncEngine {
         try ResourceLimits.check(resources, content: content)
         return resources.map { resource in
             let body = [UInt8](resource.body)
-            var attributes = EDAM.ResourceAttributes()
-            attributes.fileName = resource.fileName
-            if resource.isAttachment { attributes.attachment = true }
-            attributes.latitude = resource.latitude
-            attributes.longitude = resource.longitude
             var edam = EDAM.Resource(data: EDAM.Data(bodyHash: MapImage.md5Bytes(body), size: Int32(body.count), body: body),
-                                     mime: resource.mime, attributes: attributes)
+                                     mime: resource.mime, attributes: edamAttributes(of: resource))
             edam.width = resource.width.flatMap { Int16(exactly: $0) }
             edam.height = resource.height.flatMap { Int16(exactly: $0) }
             return edam
         }
+    }
+
+    /// A resource's attributes as uploaded (and as an ENEX export writes them): its file name,
+    /// whether it shows as an attachment, and where it was made.
+    public static func edamAttributes(of resource: NoteResource) -> EDAM.ResourceAttributes {
+        var attributes = EDAM.ResourceAttributes()
+        attributes.fileName = resource.fileName
+        if resource.isAttachment { attributes.attachment = true }
+        attributes.latitude = resource.latitude
+        attributes.longitude = resource.longitude
+        return attributes
     }
 }

@@ -20,6 +20,8 @@ public enum SendingNoteRecovery {
         public var note: OutboxNote
         /// The note was `sending`: Evernote may already have it (the reply never came back).
         public var wasSending: Bool
+        /// The note was `exported`: Evernote may have it through its ENEX file.
+        public var wasExported = false
     }
 
     /// failed, parked or stuck-sending → pending. A stuck note is flagged for the exactly-once
@@ -28,7 +30,7 @@ public enum SendingNoteRecovery {
     public static func retry(_ id: Int64, outbox: OutboxStore, now: Date = Date()) async throws -> Result {
         let current = try await outbox.note(id: id)
         guard current.state == .sending else {
-            return Result(note: try await outbox.retry(id, now: now), wasSending: false)
+            return Result(note: try await outbox.retry(id, now: now), wasSending: false, wasExported: current.state == .exported)
         }
         let lock = try SyncLock(databasePath: outbox.path)
         defer { lock.release() }

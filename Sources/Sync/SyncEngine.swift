@@ -147,7 +147,7 @@ public struct SyncEngine: Sendable {
         return edam
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// The last address a NoteStore call reached. Written from HTTP threads, read at the end of a run.

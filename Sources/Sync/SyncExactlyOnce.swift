@@ -21,7 +21,10 @@ import Diary
 /// CREATED descending)` narrowed to notes whose `created` equals the note's own (the engine sets
 /// `created` from the outbox row, so it is the same on every attempt), then
 /// `getNoteApplicationDataEntry(guid, "enlog.id") == uid`. Found: marked synced; not found:
-/// created. (On the real service the search index may lag a just-created note by seconds; a
+/// created. A note that went out in an ENEX file before `queue retry` put it back may have been
+/// imported into any notebook, with `created` to the second (ENEX has no milliseconds): its
+/// search spans every notebook, and `created` is matched to the second for every note (the
+/// `enlog.id` entry is what decides). (On the real service the search index may lag a just-created note by seconds; a
 /// killed `enlog sync` restarted at once could then create a duplicate — Evernote documents no
 /// consistent lookup by applicationData.)
 extension SyncRun {
@@ -68,7 +71,8 @@ extension SyncRun {
     /// Only a note whose request went out twice (`sentTwice`) can have more than one copy: for
     /// the others the search stops at the first.
     func findUploaded(_ note: OutboxNote, notebookGuid: EDAM.Guid?) async throws -> (guid: String, usn: Int64?)? {
-        let copies = try await findCopies(note, notebookGuid: notebookGuid, all: sentTwice.contains(note.id!))
+        let copies = try await findCopies(note, notebookGuid: exportedBefore.contains(note.id!) ? nil : notebookGuid,
+                                          all: sentTwice.contains(note.id!))
         guard let kept = copies.first else { return nil }
         if copies.count > 1 {
             let client = self.client
@@ -84,7 +88,8 @@ extension SyncRun {
 
     /// Every active copy of `note` on the service, oldest (lowest update sequence number) first.
     func findCopies(_ note: OutboxNote, notebookGuid: EDAM.Guid?, all: Bool) async throws -> [(guid: String, usn: Int64?)] {
-        let created = SyncEngine.milliseconds(note.createdAt)
+        // The whole second `created` falls in: an ENEX import keeps no milliseconds.
+        let createdSecond = SyncEngine.milliseconds(note.createdAt) / 1000
         var filter = EDAM.NoteFilter(order: 1, ascending: false, words: "applicationData:\(SyncEngine.applicationDataKey)",
                                      notebookGuid: notebookGuid)
         filter.inactive = false
@@ -98,8 +103,8 @@ extension SyncRun {
                 try await client.findNotesMetadata(filter: pageFilter, offset: start, maxNotes: 100, resultSpec: pageSpec)
             }
             for meta in page.notes {
-                if let c = meta.created, c < created { break pages }   // newest first: past it
-                if let c = meta.created, c != created { continue }
+                if let c = meta.created, c < createdSecond * 1000 { break pages }   // newest first: past it
+                if let c = meta.created, c / 1000 != createdSecond { continue }
                 do {
                     let value = try await client.getNoteApplicationDataEntry(guid: meta.guid, key: SyncEngine.applicationDataKey)
                     if value == note.uid {

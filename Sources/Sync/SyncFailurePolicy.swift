@@ -95,9 +95,13 @@ extension SyncRun {
 
     func holdForRateLimit(seconds: Int?, error: Error) async throws -> Date {
         let now = engine.clock()
-        let until = now.addingTimeInterval(seconds.map(TimeInterval.init) ?? options.defaultRateLimitWait)
-        try await outbox.setRateLimitHold(.init(until: until, reason: oneLine(error)), now: now)
+        let asked = seconds.map(TimeInterval.init) ?? options.defaultRateLimitWait
+        let longest = OutboxStore.RateLimitHold.longest
+        let until = now.addingTimeInterval(min(asked, longest))
+        let reason = oneLine(error) + (asked > longest ? "; enlog waits \(Int(longest)) s at most, Evernote's rate-limit window" : "")
+        try await outbox.setRateLimitHold(.init(until: until, reason: reason), now: now)
         summary.notBefore = until
+        summary.lastError = reason
         return until
     }
 

@@ -10,11 +10,13 @@ import Compose
 import Outbox
 import Diary
 
-/// What `enlog sync` prints on stderr while it works. On a terminal: one progress line,
-/// rewritten in place (`sync: 3/10 notes, about 12 s left`), erased at the end. With `verbose`:
-/// one line per note (`note 3 uploaded <guid>`) and the address decisions, terminal or not.
-/// Anything else gets nothing, so a pipe or a log file never sees carriage-return noise.
+/// What `enlog sync` (and `export`, with its own `label`) prints on stderr while it works. On a
+/// terminal: one progress line, rewritten in place (`sync: 3/10 notes, about 12 s left`), erased
+/// at the end. With `verbose`: one line per note (`note 3 uploaded <guid>`) and the address
+/// decisions, terminal or not. Anything else gets nothing, so a pipe or a log file never sees
+/// carriage-return noise.
 public final class SyncProgressPrinter: Sendable {
+    private let label: String
     private let terminal: Bool
     private let verbose: Bool
     private let write: @Sendable (String) -> Void
@@ -29,8 +31,9 @@ public final class SyncProgressPrinter: Sendable {
         var showing = false
     }
 
-    public init(terminal: Bool, verbose: Bool, write: @escaping @Sendable (String) -> Void,
+    public init(label: String = "sync", terminal: Bool, verbose: Bool, write: @escaping @Sendable (String) -> Void,
                 now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        self.label = label
         self.terminal = terminal
         self.verbose = verbose
         self.write = write
@@ -38,22 +41,42 @@ public final class SyncProgressPrinter: Sendable {
     }
 
     public func handle(_ event: SyncEvent) {
-        state.withLock { progress in
-            switch event {
-            case .started(let total):
-                progress.total = total
-                progress.started = now()
-                redraw(&progress)
-            case .note(let id, let action, let guid):
-                progress.done += 1
-                if verbose { emit("note \(id) \(action.rawValue)" + (guid.map { " \($0)" } ?? ""), &progress) }
-                redraw(&progress)
-            case .notice(let text):
-                if verbose { emit("sync: \(text)", &progress) }
-            case .warning(let text):
-                emit("enlog: warning: \(text)", &progress)
-            }
+        switch event {
+        case .started(let total): start(total: total)
+        case .note(let id, let action, let guid): advance("note \(id) \(action.rawValue)" + (guid.map { " \($0)" } ?? ""))
+        case .notice(let text): notice(text)
+        case .warning(let text): say("enlog: warning: \(text)")
         }
+    }
+
+    /// The run begins with `total` notes to go.
+    public func start(total: Int) {
+        state.withLock { progress in
+            progress.total = total
+            progress.started = now()
+            redraw(&progress)
+        }
+    }
+
+    /// One note done; `line` says what became of it (printed when verbose).
+    public func advance(_ line: String) {
+        state.withLock { progress in
+            progress.done += 1
+            if verbose { emit(line, &progress) }
+            redraw(&progress)
+        }
+    }
+
+    /// A line for verbose output only.
+    public func notice(_ text: String) {
+        state.withLock { progress in
+            if verbose { emit("\(label): \(text)", &progress) }
+        }
+    }
+
+    /// A line printed whatever the verbosity (a warning), below the progress line.
+    public func say(_ line: String) {
+        state.withLock { progress in emit(line, &progress) }
     }
 
     /// A progress line redrawn with carriage returns needs a terminal that understands them:
@@ -73,9 +96,9 @@ public final class SyncProgressPrinter: Sendable {
     }
 
     /// `sync: 3/10 notes, about 12 s left` (no estimate before the first note is done).
-    static func line(done: Int, total: Int, elapsed: Duration) -> String {
+    static func line(done: Int, total: Int, elapsed: Duration, label: String = "sync") -> String {
         let total = max(total, done)
-        var text = "sync: \(done)/\(counted(total, "note"))"
+        var text = "\(label): \(done)/\(counted(total, "note"))"
         if done > 0, done < total {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let left = Int((seconds / Double(done) * Double(total - done)).rounded(.up))
@@ -86,7 +109,7 @@ public final class SyncProgressPrinter: Sendable {
 
     private func redraw(_ progress: inout Progress) {
         guard terminal, progress.total > 0, let started = progress.started else { return }
-        write("\r\u{1B}[K" + Self.line(done: progress.done, total: progress.total, elapsed: now() - started))
+        write("\r\u{1B}[K" + Self.line(done: progress.done, total: progress.total, elapsed: now() - started, label: label))
         progress.showing = true
     }
 

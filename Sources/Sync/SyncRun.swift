@@ -26,6 +26,8 @@ final class SyncRun {
     var needsLookup: Set<Int64> = []
     /// Notes whose request went out twice: their lookup finds every copy.
     var sentTwice: Set<Int64> = []
+    /// Notes put back in the queue after an ENEX export: their lookup searches every notebook.
+    var exportedBefore: Set<Int64> = []
     var consecutiveFailures = 0
     let cancellation: CancellationFlag
     var outbox: OutboxStore { engine.outbox }
@@ -49,7 +51,7 @@ final class SyncRun {
                 summary.stoppedBecause = .rateLimited
                 return summary
             }
-            try await outbox.setRateLimitHold(nil, now: now)
+            try await outbox.liftRateLimitHold(now: now)
         }
         if options.dryRun {
             summary.due = try await outbox.dueCount(now: now, limit: options.maxNotes ?? Int.max, account: options.account)
@@ -69,6 +71,7 @@ final class SyncRun {
             }
             needsLookup = try await outbox.notesNeedingLookup()
             sentTwice = try await outbox.notesSentTwice()
+            exportedBefore = try await outbox.notesExportedBefore()
             try await resolveInterrupted()
             try await uploadDue()
         } catch let stop as Stop {

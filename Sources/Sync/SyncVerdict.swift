@@ -33,35 +33,17 @@ extension SyncSummary {
     public enum FailureClass: String, Sendable, Codable {
         case temporary, unavailable, protocolError, rejected
 
-        /// The class of an error a NoteStore call ended with. (A refused token never gets here:
-        /// it ends the run with `SyncError.reauthenticationRequired`.)
+        /// The class of an error a NoteStore call ended with: a note Evernote refused (which the
+        /// run parks), else the error's own category, so that `sync` exits as every other
+        /// command does for the same failure. (A refused token never gets here: it ends the run
+        /// with `SyncError.reauthenticationRequired`.)
         public static func of(_ error: any Error) -> FailureClass {
-            switch error {
-            case let error as EvernoteError:
-                switch error {
-                case .rateLimited, .quotaReached: return .temporary
-                case .enmlValidation, .badDataFormat, .dataRequired, .limitReached, .permissionDenied,
-                     .dataConflict, .notFound:
-                    return .rejected
-                case .service, .application: return .unavailable
-                default: return .protocolError
-                }
-            case let error as HTTPError:
-                switch error {
-                case .responseTooLarge: return .protocolError
-                case .cancelled: return .temporary
-                default: return .unavailable
-                }
-            case let error as ThriftHTTPError:
-                switch error {
-                case .unexpectedStatus(let status, _) where status == 429: return .temporary
-                case .unexpectedStatus(let status, _) where (500...599).contains(status): return .unavailable
-                default: return .protocolError
-                }
-            case is ThriftError:
-                return .protocolError
-            default:
-                return .unavailable
+            if case .rejected = FailureKind.classify(error) { return .rejected }
+            switch (error as? any ENLogError)?.category {
+            case .temporary: return .temporary
+            case .protocolError: return .protocolError
+            case .invalidNote: return .rejected
+            default: return .unavailable
             }
         }
     }

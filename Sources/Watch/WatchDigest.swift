@@ -25,10 +25,9 @@ extension Watcher {
 }
 
 extension Watcher.Loop {
-    /// Writes the previous day's digest when enabled and not written yet, then sets the timer for the next.
-    mutating func digestIfDue() async {
-        defer { scheduleDigest() }
-        guard config.boolean(.watchDigest) else { return }
+    /// Writes the previous day's digest when not written yet (`WatchStateMachine` asks only
+    /// when the setting is on, and sets the timer for the next).
+    func writeDigest() async {
         let zone = TrackDay.timeZone(config: config)
         let now = Date()
         // Before the grace minute after midnight the day before yesterday is the one that is over and settled.
@@ -54,23 +53,6 @@ extension Watcher.Loop {
             report(WatchReport(.detail, "digest", "\(error.reason)", ["day": .string(day.name), "written": .bool(false)]))
         } catch {
             report(WatchReport(.problem, "digest-failed", "could not write the digest of \(day.name): \((error as? any ENLogError)?.reason ?? "\(error)")"))
-        }
-    }
-
-    /// The timer for the next digest (cancelled when the setting is off).
-    mutating func scheduleDigest() {
-        digestTask?.cancel()
-        digestTask = nil
-        digestGeneration += 1
-        guard config.boolean(.watchDigest) else { return }
-        let due = Watcher.nextDigestTime(after: Date(), timeZone: TrackDay.timeZone(config: config))
-        let feed = self.feed, generation = digestGeneration
-        digestTask = Task {
-            // Slept in slices so that a clock set forward (suspend, NTP) still wakes it near the time.
-            while !Task.isCancelled, Date() < due {
-                try? await Task.sleep(for: .seconds(min(max(due.timeIntervalSinceNow, 0.1), 300)))
-            }
-            if !Task.isCancelled { feed.yield(.digestDue(generation: generation)) }
         }
     }
 }

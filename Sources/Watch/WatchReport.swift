@@ -11,7 +11,7 @@ import Diary
 import Sync
 
 /// One thing `watch` says: a line on stderr, or with `--json` one JSON object per line.
-public struct WatchReport: Sendable {
+public struct WatchReport: Sendable, Equatable {
     public enum Level: String, Sendable {
         /// Printed always.
         case event

@@ -21,7 +21,8 @@ import Sync
 /// Everything happens in one loop consuming one stream of inputs (fixes, network changes,
 /// timers, signals, finished syncs), so the state needs no lock; the blocking sockets (gpsd,
 /// rtnetlink) wait on threads of their own. A sync runs beside the loop, so a fix or a signal is
-/// never held up by an upload.
+/// never held up by an upload. What to do is decided by `WatchStateMachine`, a value without
+/// I/O; the loop (`Watcher.Loop`) performs what it decides.
 public struct Watcher: Sendable {
     public struct Dependencies: Sendable {
         /// Reads the configuration (again on SIGHUP).
@@ -81,7 +82,7 @@ public struct Watcher: Sendable {
         var kept = 0
         var summary = try await MovementReplay.decide(fixes, config: config, note: { _, fix, verdict in
             let outcome = try await logger.log(from: GivenFix(fix: fix))
-            report(Self.notedReport(outcome, verdict: verdict))
+            report(Self.notedReport(WatchStateMachine.LoggedNote(outcome), verdict: verdict))
             return true
         }, accepted: { fix, noted in
             guard var recorder = track else { return }
@@ -94,7 +95,7 @@ public struct Watcher: Sendable {
         return summary
     }
 
-    static func notedReport(_ outcome: LocationLogger.Outcome, verdict: MovementDecision.Verdict) -> WatchReport {
+    static func notedReport(_ note: WatchStateMachine.LoggedNote, verdict: MovementDecision.Verdict, time: Date = Date()) -> WatchReport {
         let why: String
         switch verdict {
         case .first: why = "first place"
@@ -103,51 +104,26 @@ public struct Watcher: Sendable {
         case .skip: why = "skipped"
         }
         var fields: [String: WatchReport.Value] = [
-            "id": .int(Int(outcome.note.id ?? 0)), "title": .string(outcome.note.title), "why": .string(why),
-            "latitude": .double(outcome.fix.latitude), "longitude": .double(outcome.fix.longitude),
-            "fixTime": .string(ISO8601DateFormatter().string(from: outcome.fix.timestamp)),
+            "id": .int(Int(note.id)), "title": .string(note.title), "why": .string(why),
+            "latitude": .double(note.fix.latitude), "longitude": .double(note.fix.longitude),
+            "fixTime": .string(ISO8601DateFormatter().string(from: note.fix.timestamp)),
         ]
-        if let problem = outcome.addressProblem { fields["addressProblem"] = .string(problem) }
-        return WatchReport(.event, "noted", "logged note \(outcome.note.id ?? 0) (\(why)): \(outcome.note.title)", fields)
+        if let problem = note.addressProblem { fields["addressProblem"] = .string(problem) }
+        return WatchReport(.event, "noted", "logged note \(note.id) (\(why)): \(note.title)", fields, time: time)
     }
 
     // MARK: Live
 
-    enum Input: Sendable {
-        case gpsd(GPSDStream.Event)
-        case network(NetworkEvents.Change)
-        case networkSettled(generation: Int)
-        case syncDue(trigger: String, generation: Int)
-        case syncFinished(SyncResult)
-        case signal(Int32)
-        case watchdog
-        /// Past midnight: time for the previous day's digest (`watch.digest`).
-        case digestDue(generation: Int)
-        /// The track's pending batch has waited `TrackRecorder.batchAge`: time to write it.
-        case trackDue(generation: Int)
-    }
-
-    enum SyncResult: Sendable {
-        case notSignedIn
-        case held(OutboxStore.RateLimitHold)
-        case unreachable(ReachabilityReport, waiting: Int)
-        case synced(SyncSummary)
-        case busy
-        case failed(String, stopTrying: Bool)
-    }
-
     /// Runs until SIGTERM or SIGINT (then returns normally: the note being written is finished,
     /// the sync stops at its next safe point).
     public func run(context initial: RunContext) async throws {
-        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        let (inputs, feed) = AsyncStream.makeStream(of: WatchStateMachine.Input.self)
         let signals = SignalInputs(feed: feed)
         defer { signals.stop() }
-        var loop = Loop(watcher: self, context: initial, feed: feed)
-        try await loop.start()
+        var loop = try await Loop.start(watcher: self, context: initial, feed: feed)
         for await input in inputs {
             if await loop.handle(input) == .stop { break }
         }
-        await loop.stop()
     }
 }
 
@@ -156,7 +132,7 @@ public struct Watcher: Sendable {
 private final class SignalInputs {
     private let sources: [any DispatchSourceSignal]
 
-    init(feed: AsyncStream<Watcher.Input>.Continuation) {
+    init(feed: AsyncStream<WatchStateMachine.Input>.Continuation) {
         sources = [SIGTERM, SIGINT, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -172,332 +148,10 @@ private final class SignalInputs {
 }
 
 extension Watcher {
-    enum Next { case carryOn, stop }
-
-    /// The loop's state; only ever touched from the loop.
-    struct Loop {
-        let watcher: Watcher
-        /// The services of the configuration in force, built again from a new one on SIGHUP.
-        var context: RunContext
-        var config: Config { context.config }
-        let feed: AsyncStream<Input>.Continuation
-        var decision: MovementDecision
-        var logger: LocationLogger?
-        var gpsdTask: Task<Void, Never>?
-        var gpsdDown = false
-        var networkTask: Task<Void, Never>?
-        var watchdogTask: Task<Void, Never>?
-        var timerTask: Task<Void, Never>?
-        var debounceTask: Task<Void, Never>?
-        var debounceGeneration = 0
-        var timerGeneration = 0
-        var syncTask: Task<Void, Never>?
-        var digestTask: Task<Void, Never>?
-        var digestGeneration = 0
-        /// The route being kept (`watch.track`); nil when off.
-        var track: TrackRecorder?
-        var trackTask: Task<Void, Never>?
-        var trackGeneration = 0
-        var syncRequested: String?
-        var syncFailures = 0
-        var syncStopped: String?
-        var pending = 0
-        var lastNote: String?
-        var report: @Sendable (WatchReport) -> Void { watcher.dependencies.report }
-
-        init(watcher: Watcher, context: RunContext, feed: AsyncStream<Input>.Continuation) {
-            self.watcher = watcher
-            self.context = context
-            self.feed = feed
-            decision = MovementDecision(thresholds: WatchThresholds(config: context.config))
-        }
-
-        mutating func start() async throws {
-            // Distance is measured from the last note logged, whoever logged it, so a restart
-            // does not log the place it stopped at again; the track goes on from the last fix
-            // the history has, so it does not keep that place again either.
-            if let record = try await watcher.outbox.latestNotedFix(), let fix = try? record.fix() {
-                decision = MovementDecision(thresholds: decision.thresholds, anchor: fix)
-                lastNote = ISO8601DateFormatter().string(from: fix.timestamp)
-            }
-            if let thresholds = TrackThresholds(config: config) {
-                track = TrackRecorder(thresholds: thresholds, anchor: try? await watcher.outbox.latestFix()?.fix())
-            }
-            logger = try context.logger(outbox: watcher.outbox, accountKey: watcher.dependencies.account()?.accountKey)
-            startGPSD()
-            report(WatchReport(.event, "started", "watching gpsd at \(config.string(.gpsd) ?? "127.0.0.1:2947"): \(rules())",
-                               ["pid": .int(Int(getpid()))]))
-            watcher.dependencies.notifier.notify(["READY=1", status()])
-            if let interval = watcher.dependencies.notifier.watchdogInterval {
-                let feed = self.feed
-                watchdogTask = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: interval)
-                        feed.yield(.watchdog)
-                    }
-                }
-            }
-            // A digest missed while watch was not running is written now; written ones are not.
-            await digestIfDue()
-            await refreshPending()
-            if pending > 0 { requestSync("start") }
-        }
-
-        mutating func stop() async {
-            report(WatchReport(.event, "stopping", "stopping" + (syncTask != nil ? " (the upload stops after the note in flight)" : "")))
-            watcher.dependencies.notifier.notify(["STOPPING=1"])
-            for task in [gpsdTask, networkTask, watchdogTask, timerTask, debounceTask, digestTask, trackTask] { task?.cancel() }
-            // The track kept since the last batch is written before anything else can go wrong.
-            await writeTrack("stopping")
-            if let syncTask {
-                syncTask.cancel()
-                await syncTask.value
-            }
-            await refreshPending()
-            report(WatchReport(.event, "stopped", "stopped; \(pending) notes pending", ["pending": .int(pending)]))
-        }
-
-        /// "a note every 200 m, at most one per 300 s[, and one per 3600 s when still]; track every 25 m"
-        func rules() -> String {
-            let thresholds = decision.thresholds
-            return "a note every \(Int(thresholds.minDistance)) m, at most one per \(Int(thresholds.minInterval)) s"
-                + (thresholds.maxInterval.map { ", and one per \(Int($0)) s when still" } ?? "")
-                + (track.map { String(format: "; the track every %g m or %g s moving", $0.thresholds.distance, $0.thresholds.interval) }
-                   ?? "; no track")
-        }
-
-        func status() -> String {
-            "STATUS=last note \(lastNote ?? "none yet"); \(pending) pending"
-        }
-
-        mutating func startGPSD() {
-            gpsdTask?.cancel()
-            let stream: GPSDStream
-            do {
-                let endpoint = try GPSDLocation.Endpoint(parsing: config.string(.gpsd) ?? "127.0.0.1:2947")
-                stream = GPSDStream(endpoint: endpoint,
-                                    filter: QualityFilter(maxAge: config.number(.maxAge), minAccuracy: config.number(.minAccuracy)),
-                                    connectTimeout: config.number(.locationTimeout))
-            } catch {
-                report(WatchReport(.problem, "config", "\(error.reason); fix location.gpsd and send SIGHUP"))
-                return
-            }
-            let feed = self.feed
-            gpsdTask = Task {
-                for await event in stream.events() { feed.yield(.gpsd(event)) }
-            }
-        }
-
-        mutating func handle(_ input: Input) async -> Next {
-            switch input {
-            case .gpsd(let event):
-                await handleGPSD(event)
-            case .network(let change):
-                report(WatchReport(.detail, "network-change", "network changed (\(change))", ["kinds": .string(change.description)]))
-                debounceGeneration += 1
-                debounceTask?.cancel()
-                let feed = self.feed, generation = debounceGeneration, debounce = watcher.debounce
-                debounceTask = Task {
-                    try? await Task.sleep(for: debounce)
-                    if !Task.isCancelled { feed.yield(.networkSettled(generation: generation)) }
-                }
-            case .networkSettled(let generation):
-                if generation == debounceGeneration { requestSync("network") }
-            case .syncDue(let trigger, let generation):
-                if generation == timerGeneration { requestSync(trigger) }
-            case .syncFinished(let result):
-                syncTask = nil
-                await finishSync(result)
-            case .watchdog:
-                watcher.dependencies.notifier.notify(["WATCHDOG=1"])
-            case .digestDue(let generation):
-                if generation == digestGeneration {
-                    await digestIfDue()
-                    await refreshPending()
-                    if pending > 0 { requestSync("digest") }
-                }
-            case .trackDue(let generation):
-                if generation == trackGeneration { await writeTrack("age") }
-            case .signal(let number):
-                if number == SIGHUP {
-                    await reload()
-                } else {
-                    report(WatchReport(.event, "signal", number == SIGINT ? "interrupted" : "terminated", ["signal": .int(Int(number))]))
-                    return .stop
-                }
-            }
-            return .carryOn
-        }
-
-        mutating func handleGPSD(_ event: GPSDStream.Event) async {
-            switch event {
-            case .connected(let endpoint):
-                gpsdDown = false
-                report(WatchReport(.event, "gpsd-connected", "following gpsd at \(endpoint)", ["endpoint": .string(endpoint)]))
-            case .lost(let error, let retryIn):
-                // Once per outage: a gpsd that stays away is not news every 30 s.
-                if !gpsdDown {
-                    report(WatchReport(.event, "gpsd-lost", "\(error.reason); reconnecting (every \(Int(GPSDStream.Backoff().cap)) s at most)",
-                                       ["retryIn": .double(retryIn)]))
-                } else {
-                    report(WatchReport(.detail, "gpsd-retry", "gpsd still away: \(error.reason); next try in \(Int(retryIn)) s"))
-                }
-                gpsdDown = true
-            case .rejected(let fix, let rejection):
-                report(WatchReport(.detail, "fix-rejected", "fix \(fix.latitude),\(fix.longitude) rejected: \(rejection)"))
-            case .accepted(let fix):
-                let verdict = decision.verdict(for: fix)
-                guard verdict.logs, let logger else {
-                    report(WatchReport(.detail, "fix", "fix \(fix.latitude),\(fix.longitude): \(verdict)"))
-                    await keepOnTrack(fix)
-                    return
-                }
-                // The route up to the note is written first, in time order, and the note's own
-                // transaction does not wait for it.
-                await writeTrack("note")
-                do {
-                    let outcome = try await logger.log(from: GivenFix(fix: fix))
-                    decision.logged(fix)
-                    track?.noted(fix)
-                    lastNote = "\(outcome.note.id ?? 0) at \(ISO8601DateFormatter().string(from: fix.timestamp))"
-                    report(Watcher.notedReport(outcome, verdict: verdict))
-                    syncStopped = nil
-                    await refreshPending()
-                    requestSync("note")
-                } catch {
-                    // The fix stays unlogged and the anchor where it was: the next fix tries again.
-                    report(WatchReport(.problem, "note-failed", "could not log a note: \((error as? any ENLogError)?.reason ?? "\(error)")"))
-                    await keepOnTrack(fix)
-                }
-            }
-        }
-
-        mutating func reload() async {
-            do {
-                let fresh = try watcher.dependencies.loadConfig()
-                let gpsdChanged = [Setting.gpsd, .maxAge, .minAccuracy, .locationTimeout].contains { fresh.string($0) != config.string($0) }
-                context = RunContext(config: fresh)
-                decision.thresholds = WatchThresholds(config: fresh)
-                if let thresholds = TrackThresholds(config: fresh) {
-                    if track == nil { track = TrackRecorder(thresholds: thresholds) } else { track?.thresholds = thresholds }
-                } else if track != nil {
-                    await writeTrack("track off")
-                    track = nil
-                }
-                logger = try context.logger(outbox: watcher.outbox, accountKey: watcher.dependencies.account()?.accountKey)
-                if gpsdChanged { startGPSD() }
-                scheduleDigest()
-                syncStopped = nil
-                report(WatchReport(.event, "reloaded", "configuration reloaded: \(rules())" + (gpsdChanged ? "; reconnecting to gpsd" : "")))
-                if pending > 0 { requestSync("reload") }
-            } catch {
-                report(WatchReport(.problem, "reload-failed", "configuration not reloaded, the previous one stays: \((error as? any ENLogError)?.reason ?? "\(error)")"))
-            }
-        }
-
-        mutating func refreshPending() async {
-            if let counts = try? await watcher.outbox.counts() {
-                pending = (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0)
-            }
-            watcher.dependencies.notifier.notify([status()])
-            updateNetworkSubscription()
-        }
-
-        /// Subscribed to network changes exactly while notes wait and uploading can help.
-        mutating func updateNetworkSubscription() {
-            let wanted = pending > 0 && syncStopped == nil
-            if wanted, networkTask == nil {
-                do {
-                    let changes = try NetworkEvents.subscribe()
-                    let feed = self.feed
-                    networkTask = Task { for await change in changes { feed.yield(.network(change)) } }
-                    report(WatchReport(.detail, "network-watch", "listening for network changes (\(pending) notes pending)"))
-                } catch {
-                    report(WatchReport(.problem, "network-watch", "\(error.reason); uploads wait for new notes and the retry timer"))
-                }
-            } else if !wanted, let task = networkTask {
-                task.cancel()
-                networkTask = nil
-                timerTask?.cancel()
-                timerGeneration += 1
-                report(WatchReport(.detail, "network-watch", "nothing pending: no longer listening for network changes"))
-            }
-        }
-
-        mutating func requestSync(_ trigger: String) {
-            guard syncStopped == nil || trigger == "note" || trigger == "reload" else { return }
-            guard syncTask == nil else {
-                syncRequested = trigger   // once the running one ends
-                return
-            }
-            timerTask?.cancel()
-            timerGeneration += 1
-            let outbox = watcher.outbox, context = self.context, feed = self.feed
-            let account = watcher.dependencies.account(), report = self.report
-            syncTask = Task {
-                let result = await Watcher.attemptSync(outbox: outbox, context: context, account: account, trigger: trigger, report: report)
-                feed.yield(.syncFinished(result))
-            }
-        }
-
-        mutating func finishSync(_ result: SyncResult) async {
-            var retryAfter: TimeInterval?
-            switch result {
-            case .notSignedIn:
-                syncStopped = "not signed in"
-                report(WatchReport(.event, "sync-waits", "not signed in: notes stay queued (run `enlog auth login`, then send SIGHUP)"))
-            case .held(let hold):
-                retryAfter = max(1, hold.until.timeIntervalSinceNow)
-                report(WatchReport(.event, "sync-held", "the service asked to wait: \(hold.reason)",
-                                   ["notBefore": .string(ISO8601DateFormatter().string(from: hold.until))]))
-            case .unreachable(_, let waiting):
-                syncFailures += 1
-                if waiting > 0 { retryAfter = watcher.syncBackoff.delay(afterFailures: syncFailures) }
-            case .synced(let summary):
-                report(WatchReport(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining"
-                                   + (summary.stoppedBecause == .completed ? "" : "; stopped: \(summary.stoppedBecause.rawValue)"),
-                                   ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining),
-                                    "stoppedBecause": .string(summary.stoppedBecause.rawValue)]))
-                if summary.uploaded > 0 || summary.alreadyPresent > 0 { syncFailures = 0 } else { syncFailures += 1 }
-                if summary.remaining > 0 {
-                    // No sooner than the service's "not before", nor before the notes' own retry time.
-                    var delay = watcher.syncBackoff.delay(afterFailures: max(1, syncFailures))
-                    for later in [summary.notBefore, summary.nextRetryAt].compactMap({ $0 }) {
-                        delay = max(delay, later.timeIntervalSinceNow)
-                    }
-                    retryAfter = delay
-                }
-            case .busy:
-                syncFailures += 1
-                retryAfter = watcher.syncBackoff.delay(afterFailures: syncFailures)
-                report(WatchReport(.detail, "sync-busy", "another sync is running; trying again later"))
-            case .failed(let reason, let stopTrying):
-                syncFailures += 1
-                report(WatchReport(.problem, "sync-failed", reason + (stopTrying ? "; notes stay queued until the next note or SIGHUP" : "")))
-                if stopTrying { syncStopped = reason } else { retryAfter = watcher.syncBackoff.delay(afterFailures: syncFailures) }
-            }
-            await refreshPending()
-            if let again = syncRequested {
-                syncRequested = nil
-                requestSync(again)
-                return
-            }
-            guard pending > 0, let retryAfter else { return }
-            timerGeneration += 1
-            let feed = self.feed, generation = timerGeneration
-            report(WatchReport(.detail, "sync-timer", "next upload attempt in \(Int(retryAfter.rounded())) s unless the network changes first",
-                               ["in": .double(retryAfter)]))
-            timerTask = Task {
-                try? await Task.sleep(for: .milliseconds(Int64(retryAfter * 1000)))
-                if !Task.isCancelled { feed.yield(.syncDue(trigger: "backoff", generation: generation)) }
-            }
-        }
-    }
-
     /// One sync as `enlog sync` does it (`SyncSession`: reachability by address, then the engine),
     /// turned into what the loop needs to decide what comes next.
     static func attemptSync(outbox: OutboxStore, context: RunContext, account: EvernoteAccount?, trigger: String,
-                            report: @Sendable (WatchReport) -> Void) async -> SyncResult {
+                            report: @Sendable (WatchReport) -> Void) async -> WatchStateMachine.SyncResult {
         guard let account else { return .notSignedIn }
         if let hold = try? await outbox.rateLimitHold(), hold.until > Date() {
             return .held(hold)
@@ -510,7 +164,7 @@ extension Watcher {
                 report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (checked in \(Int(reachability.elapsedMilliseconds)) ms "
                                    + "after \(trigger)); \(waiting) notes stay queued",
                                    ["trigger": .string(trigger), "verdict": .string(reachability.verdict.name)]))
-                return .unreachable(reachability, waiting: waiting)
+                return .unreachable(waiting: waiting)
             case .synced(let summary):
                 report(WatchReport(.event, "reachability", "reachable (after \(trigger))",
                                    ["trigger": .string(trigger), "verdict": .string("reachable")]))

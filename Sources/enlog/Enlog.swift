@@ -22,6 +22,7 @@ struct Enlog: AsyncParsableCommand {
               enlog log                          log where you are (a fix from gpsd)
               enlog log --at -33.86,151.2        log a position given by hand
               enlog sync                         upload the queued notes
+              enlog export --enex diary.enex     the notes as a file Evernote imports
               enlog queue list                   see what is waiting
               enlog COMMAND --help               more about one command
 
@@ -38,7 +39,7 @@ struct Enlog: AsyncParsableCommand {
             \(ExitStatus.helpTable)
             """,
         version: ENLogVersion.current,
-        subcommands: [Log.self, Watch.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
+        subcommands: [Log.self, Watch.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, ExportCommand.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do
@@ -46,6 +47,7 @@ struct Enlog: AsyncParsableCommand {
     /// With `--json`, the failure is also one JSON object on stdout; the exit code is the same.
     static func main() async {
         StandardInput.holdIfClosed()
+        StandardOutput.prepare()
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -53,6 +55,7 @@ struct Enlog: AsyncParsableCommand {
             argumentParserExit(error)
         }
         do {
+            try Config.applyInputTimeout()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -60,6 +63,8 @@ struct Enlog: AsyncParsableCommand {
             }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
+        } catch let error as OutputError where error.isClosedPipe {
+            StandardOutput.endForClosedPipe()
         } catch let error as any ENLogError {
             let status = ExitStatus.of(error)
             fail(reason: error.reason, suggestion: error.recoverySuggestion ?? (status == .usage ? commandHelpHint : nil), status: status)
@@ -101,7 +106,7 @@ struct Enlog: AsyncParsableCommand {
                 var error: Details
             }
             let failure = Failure(error: .init(message: reason, suggestion: suggestion, exitCode: status.rawValue))
-            if let json = try? JSONOutput.encode(failure) { Terminal.standardOutput(json) }
+            if let json = try? JSONOutput.encode(failure) { try? Terminal.standardOutput(json) }
         }
         Foundation.exit(status.rawValue)
     }

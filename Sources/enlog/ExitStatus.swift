@@ -25,8 +25,9 @@ enum ExitStatus: Int32, CaseIterable {
     case noInput = 66
     /// The outbox cannot be written: read-only file or directory, disk full, cannot be created.
     case cannotWrite = 73
-    /// The outbox file is corrupt or not a database.
-    case corrupt = 74
+    /// An I/O error (EX_IOERR): the outbox file is corrupt or not a database, or output cannot be
+    /// written (an export file or standard output: full, closed, failing).
+    case ioError = 74
     /// The outbox path names another program's SQLite database (EX_OSFILE: a file that is not
     /// what it must be); enlog refuses to add its tables to it.
     case foreignDatabase = 72
@@ -61,7 +62,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .unavailable: return "a service is unavailable: no usable gpsd fix, Evernote unreachable"
         case .internalError: return "internal error (a bug in enlog: please report it)"
         case .cannotWrite: return "the outbox cannot be written"
-        case .corrupt: return "the outbox is corrupt or not a database"
+        case .ioError: return "I/O error: output cannot be written, or the outbox is corrupt"
         case .temporary: return "temporary, try again: locked, offline, sync running, rate limited"
         case .protocolError: return "the service answered something that is not the protocol"
         case .noPermission: return "not signed in, access denied, token expired, credentials unusable"
@@ -104,7 +105,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .unavailable: return .unavailable
         case .foreignDatabase: return .foreignDatabase
         case .cannotWrite: return .cannotWrite
-        case .corrupt: return .corrupt
+        case .ioError: return .ioError
         case .temporary: return .temporary
         case .protocolError: return .protocolError
         case .noPermission: return .noPermission

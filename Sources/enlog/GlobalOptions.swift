@@ -31,6 +31,7 @@ struct GlobalOptions: ParsableArguments {
         for variable in loaded.unknownEnvironment {
             Terminal.standardError("enlog: warning: ignoring unknown environment variable \(variable) (`enlog config show` lists the known ones)")
         }
+        if let warning = loaded.timeZoneWarning { Terminal.standardError("enlog: warning: \(warning)") }
         return loaded
     }
 

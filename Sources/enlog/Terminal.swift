@@ -1,3 +1,4 @@
+import Support
 import Foundation
 import Support
 import EvernoteAPI
@@ -11,12 +12,18 @@ import Diary
 import Sync
 import Watch
 
+/// Every command's output: lines and bytes on standard output, which can fail (`OutputError`,
+/// exit 74, or a quiet end when a pipe's reader is gone), and messages on standard error.
 enum Terminal {
     static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        StandardError.line(text)
     }
 
-    static func standardOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    static func standardOutput(_ text: String) throws(OutputError) {
+        try StandardOutput.line(text)
+    }
+
+    static func standardOutput(bytes: Data) throws(OutputError) {
+        try StandardOutput.write(bytes)
     }
 }

@@ -24,6 +24,10 @@ on an already used (kept-alive) connection and closes it unprocessed, as a serve
 an idle connection just as the request arrives. deleteNote moves a note to the trash (active
 false); findNotesMetadata lists active notes unless NoteFilter.inactive.
   GET  /_test/clear   forget pending injections
+  POST /_test/import-enex?token=T&notebook=NAME   an ENEX file imported as an Evernote client's
+                    File > Import does, as far as the API shows it: a new notebook, and each <note>
+                    created in it with its tags, attributes (applicationData included), resources,
+                    and created/updated to the second, as the file says. JSON {"guids": [...]}.
 findNotesMetadata honours NoteFilter.words for `applicationData:KEY` and plain words, and
 NoteFilter.order CREATED/UPDATED (sync copy only).
 Each --token is its own account (user id 1, 2, ...); any other token gets EDAMUserException
@@ -34,6 +38,7 @@ INVALID_AUTH "authenticationToken". Unknown methods get the SDK's TApplicationEx
 """
 import argparse
 import base64
+import calendar
 import copy
 import hashlib
 import json
@@ -43,6 +48,7 @@ import sys
 import threading
 import time
 import uuid
+import xml.etree.ElementTree as ElementTree
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -471,6 +477,58 @@ def matches_words(note, words):
 
 
 # ---------------------------------------------------------------------------------------------
+# ENEX import for /_test/import-enex (stdlib XML only: nothing of enlog's)
+def enex_time(text):
+    return calendar.timegm(time.strptime(text.strip(), "%Y%m%dT%H%M%SZ")) * 1000 if text else None
+
+
+def enex_number(text, kind=float):
+    return kind(text) if text is not None and text.strip() else None
+
+
+def import_enex(service, token, notebook_name, data):
+    root = ElementTree.fromstring(data)
+    notebook = service.createNotebook(token, Types.Notebook(name=notebook_name))
+    guids = []
+    for element in root.findall("note"):
+        attributes = Types.NoteAttributes()
+        found = element.find("note-attributes")
+        for child in (found if found is not None else []):
+            text = child.text or ""
+            if child.tag == "application-data":
+                if attributes.applicationData is None:
+                    attributes.applicationData = Types.LazyMap(fullMap={})
+                attributes.applicationData.fullMap[child.get("key")] = text
+            elif child.tag in ("latitude", "longitude", "altitude"):
+                setattr(attributes, child.tag, enex_number(text))
+            elif child.tag == "subject-date":
+                attributes.subjectDate = enex_time(text)
+            elif child.tag in ("source", "author", "source-application", "place-name", "content-class"):
+                setattr(attributes, {"source-application": "sourceApplication", "place-name": "placeName",
+                                     "content-class": "contentClass"}.get(child.tag, child.tag), text)
+        resources = []
+        for item in element.findall("resource"):
+            body = base64.b64decode("".join((item.findtext("data") or "").split()))
+            resource_attributes = Types.ResourceAttributes()
+            found = item.find("resource-attributes")
+            if found is not None:
+                resource_attributes.fileName = found.findtext("file-name")
+                resource_attributes.attachment = found.findtext("attachment") == "true" or None
+                resource_attributes.latitude = enex_number(found.findtext("latitude"))
+                resource_attributes.longitude = enex_number(found.findtext("longitude"))
+                resource_attributes.timestamp = enex_time(found.findtext("timestamp"))
+            resources.append(Types.Resource(
+                data=Types.Data(body=body, bodyHash=hashlib.md5(body).digest(), size=len(body)),
+                mime=item.findtext("mime"), width=enex_number(item.findtext("width"), int),
+                height=enex_number(item.findtext("height"), int), attributes=resource_attributes))
+        note = Types.Note(title=element.findtext("title"), content=element.findtext("content"),
+                          created=enex_time(element.findtext("created")), updated=enex_time(element.findtext("updated")),
+                          notebookGuid=notebook.guid, tagNames=[t.text for t in element.findall("tag")] or None,
+                          attributes=attributes, resources=resources or None)
+        guids.append(service.createNote(token, note).guid)
+    return guids
+
+
 # JSON view for /_test/notes
 
 
@@ -585,6 +643,16 @@ class Handler(BaseHTTPRequestHandler):
         data = self.rfile.read(length) if length > 0 else b""
         self.served += 1
         path = urlparse(self.path).path
+        if path == "/_test/import-enex":
+            query = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
+            with self.server.service.lock:
+                try:
+                    guids = import_enex(self.server.service, query.get("token"), query.get("notebook", "Imported Notes"), data)
+                except Exception as err:  # the test sees why
+                    self._send(400, ("%s: %s" % (type(err).__name__, err)).encode(), "text/plain")
+                    return
+            self._json({"guids": guids})
+            return
         if path == USER_STORE_PATH:
             processor = self.server.user_store
         elif path == NOTE_STORE_PATH:

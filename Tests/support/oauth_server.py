@@ -9,7 +9,8 @@ Two modes, one stdlib http.server on 127.0.0.1 port 0; prints ``PORT=<n>`` on st
 --mode oauth2  Evernote-2026-style OAuth 2.0: RFC 8414 metadata, RFC 7591 registration, ``/auth/authorize``
                (simulated approval) and ``/auth/token`` (authorization_code with PKCE and refresh_token,
                run by oauthlib's WebApplicationServer) issuing HS256 JWTs whose ``mono_authn_token``
-               claim is a classic ``S=s1:U=…:E=<hex ms>:…`` token.
+               claim is a classic ``S=s1:U=…:E=<hex ms>:…`` token. ``--refuse-discovery STATUS`` and
+               ``--refuse-registration STATUS`` refuse those steps, as for a plan without API access.
 
 ``GET /_stats`` answers JSON counters so tests can see what the server verified.
 The process exits by itself after --max-seconds (default 300).
@@ -312,6 +313,8 @@ def handle_oauth2(handler, state, method, url, body):
     parsed = urllib.parse.urlsplit(url)
     base = f"http://127.0.0.1:{handler.server.server_address[1]}"
     if parsed.path == "/.well-known/oauth-authorization-server" and method == "GET":
+        if state.args.refuse_discovery:
+            return handler.reply_json(state.args.refuse_discovery, {"error": "access_denied"})
         return handler.reply_json(200, {
             "issuer": base, "authorization_endpoint": base + "/auth/authorize", "token_endpoint": base + "/auth/token",
             "registration_endpoint": base + "/auth/register", "response_types_supported": ["code"],
@@ -319,6 +322,11 @@ def handle_oauth2(handler, state, method, url, body):
             "token_endpoint_auth_methods_supported": ["none"], "scopes_supported": SCOPES,
         })
     if parsed.path == "/auth/register" and method == "POST":
+        if state.args.refuse_registration:
+            # As a service that admits apps only for some plans: an RFC 7591 error answer.
+            return handler.reply_json(state.args.refuse_registration, {
+                "error": "unapproved_software_statement",
+                "error_description": "API access is not available for this account's plan"})
         try:
             meta = json.loads(body or "{}")
         except ValueError:
@@ -424,6 +432,8 @@ def main():
     p.add_argument("--issue-token", required=True)
     p.add_argument("--note-store-url")
     p.add_argument("--deny", action="store_true")
+    p.add_argument("--refuse-discovery", type=int, metavar="STATUS", help="answer metadata discovery with this status")
+    p.add_argument("--refuse-registration", type=int, metavar="STATUS", help="answer client registration with this status")
     p.add_argument("--access-lifetime", type=int, default=3600)
     p.add_argument("--classic-lifetime", type=int, default=365 * 86400)
     p.add_argument("--refresh-lifetime", type=int, default=30 * 86400)

@@ -15,7 +15,11 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
                          edition: the map was edited: every tile is drawn in other colours and
                          gets another ETag ("t-z-x-y-eE"), so a revalidation answers 200 with new bytes
                          status: answer every image request with this HTTP status (404, 500…)
-                         garbage: answer 200 with a body that is not a decodable PNG
+                         garbage: answer 200 with a body that is not a decodable PNG:
+                           html, truncated, empty; or a hostile one (tiles and static alike):
+                           hugechunk  41 bytes whose text chunk claims 0x7FFFFFF0 bytes
+                           bomb       a valid 256x256 tile whose image data goes on to inflate
+                                      to 200 MB more (about 200 KB sent)
                          hold/total: keep each image answer until K requests are waiting (then
                          answer the oldest) or T requests have arrived (then answer all): with a
                          client that keeps K downloads in flight this proves the bound exactly,
@@ -25,7 +29,9 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
 import argparse
 import io
 import json
+import struct
 import threading
+import zlib
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
@@ -90,6 +96,43 @@ def city_tile_png(z, x, y, edition=0):
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
+
+
+def huge_chunk_png():
+    """The signature, a valid IHDR, and a tEXt chunk whose header claims 2 GB: 41 bytes in all."""
+    ihdr = struct.pack(">IIBBBBB", 256, 256, 8, 2, 0, 0, 0)
+    return (PNG_SIGNATURE + png_chunk(b"IHDR", ihdr)
+            + struct.pack(">I", 0x7FFFFFF0) + b"tEXt" + b"Comment\0")
+
+
+BOMB = []
+
+
+def bomb_png():
+    """A 256x256 RGB tile whose one zlib stream holds its rows and then 200 MB of zeros, which a
+    decoder that inflates past the last row (to check the stream's end) works through. Made
+    once per server: compressing the zeros takes a second."""
+    if not BOMB:
+        rows = b"".join(b"\0" + bytes((40, 120 + y % 100, 160)) * 256 for y in range(256))
+        deflater = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_RLE)
+        data = deflater.compress(rows)
+        zeros = bytes(1 << 20)
+        for _ in range(200):
+            data += deflater.compress(zeros)
+        data += deflater.flush()
+        ihdr = struct.pack(">IIBBBBB", 256, 256, 8, 2, 0, 0, 0)
+        BOMB.append(PNG_SIGNATURE + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", data) + png_chunk(b"IEND", b""))
+    return BOMB[0]
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+HOSTILE = {"hugechunk": huge_chunk_png, "bomb": bomb_png}
 
 
 def static_png():
@@ -189,6 +232,8 @@ def main():
             cache = [("Cache-Control", f"max-age={settings['max_age']}")]
             if settings["status"]:
                 return settings["status"], b"<html><body>tile server error</body></html>", []
+            if settings["garbage"] in HOSTILE:
+                return 200, HOSTILE[settings["garbage"]](), cache
             if path == "/static":
                 png = static_png()
                 return 200, png, cache

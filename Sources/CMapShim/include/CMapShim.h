@@ -4,7 +4,8 @@
 #include <cairo.h>
 
 // What the map renderer needs from C: PNG decoding and encoding through libpng, whose errors
-// arrive by longjmp (which must not cross Swift frames), and a cairo font face loaded by
+// arrive by longjmp (which must not cross Swift frames) and whose limits (image size, chunk
+// sizes, which chunks are read) only its own caller can set, and a cairo font face loaded by
 // FreeType from a font file, which skips fontconfig's start-up (its configuration and caches).
 
 typedef struct {
@@ -34,13 +35,19 @@ typedef struct {
 // Decodes every tile of `tiles` (`side`×`side` PNGs of any colour type, bit depth or
 // interlacing) straight into a cairo CAIRO_FORMAT_RGB24 canvas, on up to `workers` threads (at
 // most 4), each taking the next tile not yet taken. Only the part of a tile inside the canvas is
-// written, translucent pixels are blended over what is there, and a non-interlaced tile is
-// inflated no further than the canvas's last row: what lies past it is not checked (tiles are
-// decoded whole when downloaded, before being cached). Tiles must not overlap: each thread
-// writes only its tiles' pixels.
+// written, translucent pixels are blended over what is there, and a tile is inflated no further
+// than the canvas's last row: what lies past it (rows, trailing image data) is not read. Tiles
+// must not overlap: each thread writes only its tiles' pixels.
 void enlog_png_decode_tiles_into_rgb24(enlog_png_tile *tiles, int count, int side,
                                        unsigned char *canvas, int canvas_width, int canvas_height, int canvas_stride,
                                        int workers);
+
+// Decodes a PNG of any kind, at most `most_side` pixels wide and high, into a new cairo image
+// surface as cairo's own reader would (RGB24, or ARGB32 premultiplied when it has alpha), its
+// image data inflated no further than its last row and every chunk but the image's own skipped
+// unread. NULL with libpng's reason in `message` when it cannot be decoded.
+cairo_surface_t *enlog_png_decode_image(const unsigned char *bytes, size_t count, int most_side,
+                                        char *message, size_t message_size);
 
 // A cairo font face for the first of `paths` that FreeType can open, made once per process and
 // kept for its lifetime (cairo's font caches may hold it past any canvas); NULL when none can

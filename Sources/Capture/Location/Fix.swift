@@ -3,7 +3,7 @@ import Support
 import Configuration
 import Network
 
-/// One position reading, checked at construction: a `Fix` always has finite, in-range coordinates.
+/// One position reading, checked at construction: a `Fix` always has finite values within `Fix.Limits`.
 public struct Fix: Sendable, Equatable, Codable {
     public enum Source: String, Sendable, Codable, CaseIterable {
         case gpsd, manual, nmea
@@ -36,21 +36,58 @@ public struct Fix: Sendable, Equatable, Codable {
         timestamp: Date,
         source: Source
     ) throws(LocationError) {
+        typealias Limits = Fix.Limits
         guard latitude.isFinite else { throw .nonFiniteCoordinate(name: "latitude", value: latitude) }
         guard longitude.isFinite else { throw .nonFiniteCoordinate(name: "longitude", value: longitude) }
-        guard (-90.0...90.0).contains(latitude) else { throw .latitudeOutOfRange(latitude) }
-        guard (-180.0...180.0).contains(longitude) else { throw .longitudeOutOfRange(longitude) }
+        guard Limits.latitude.contains(latitude) else { throw .latitudeOutOfRange(latitude) }
+        guard Limits.longitude.contains(longitude) else { throw .longitudeOutOfRange(longitude) }
         if let altitude, !altitude.isFinite { throw .nonFiniteCoordinate(name: "altitude", value: altitude) }
+        // Optional measurements that are not finite carry no information; keeping NaN would
+        // poison comparisons later (NaN <= 10 is false, but so is NaN > 10).
+        let accuracy = horizontalAccuracy.flatMap { $0.isFinite ? $0 : nil }
+        let speed = speed.flatMap { $0.isFinite ? $0 : nil }
+        let course = course.flatMap { $0.isFinite ? $0 : nil }
+        for (name, value, limits, unit) in [("altitude", altitude, Limits.altitude, "m"),
+                                            ("horizontal accuracy", accuracy, Limits.horizontalAccuracy, "m"),
+                                            ("speed", speed, Limits.speed, "m/s"),
+                                            ("course", course, Limits.course, "°")] {
+            if let value, !limits.contains(value) {
+                throw .valueOutOfRange(name: name, value: value, limits: limits, unit: unit)
+            }
+        }
+        guard Limits.time.contains(timestamp) else { throw .timeOutOfRange(timestamp) }
         self.latitude = latitude
         self.longitude = longitude
         self.altitude = altitude
-        // Optional measurements that are not finite carry no information; keeping NaN would
-        // poison comparisons later (NaN <= 10 is false, but so is NaN > 10).
-        self.horizontalAccuracy = horizontalAccuracy.flatMap { $0.isFinite ? $0 : nil }
-        self.speed = speed.flatMap { $0.isFinite ? $0 : nil }
-        self.course = course.flatMap { $0.isFinite ? $0 : nil }
+        self.horizontalAccuracy = accuracy
+        self.speed = speed
+        self.course = course
         self.timestamp = timestamp
         self.source = source
+    }
+
+    /// What a fix may hold, whatever its source (`--at`, gpsd, NMEA, GPX, a photo's EXIF, the
+    /// outbox): every value from outside goes through these, in `init`, and nowhere else.
+    public enum Limits {
+        public static let latitude = -90.0...90.0
+        public static let longitude = -180.0...180.0
+        /// From the deepest ocean floor (−10 935 m) to the edge of space (the Kármán line): any
+        /// other altitude is a typo or a receiver's garbage, and would print as such in a note.
+        public static let altitude = -11_000.0...100_000.0
+        /// Up to half the Earth's circumference: no position is less certain than anywhere.
+        public static let horizontalAccuracy = 0.0...20_037_509.0
+        /// Faster than anything a GPS receiver is carried on (receivers stop at 515 m/s).
+        public static let speed = 0.0...1_000.0
+        public static let course = 0.0...360.0
+        /// GPS time began on 1980-01-06; 2100 is far enough for a diary. A time outside is a
+        /// receiver's or a file's garbage (year 1, year 9999), and no day query could find it.
+        public static let time = Date(timeIntervalSince1970: 315_964_800)...Date(timeIntervalSince1970: 4_102_444_799.999)
+
+        /// A clock reading a source wrote (NMEA's hhmmss, ISO 8601, EXIF's GPSTimeStamp): 60 s is
+        /// a leap second; anything more would roll into the next minute, hour or day.
+        public static func isTimeOfDay(hour: Double, minute: Double, second: Double) -> Bool {
+            (0..<24).contains(hour) && (0..<60).contains(minute) && (0..<61).contains(second)
+        }
     }
 
     // Decoding goes through the checking initializer so a stored fix cannot bypass validation.

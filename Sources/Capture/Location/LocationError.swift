@@ -7,6 +7,10 @@ public enum LocationError: ENLogError, Equatable {
     case nonFiniteCoordinate(name: String, value: Double)
     case latitudeOutOfRange(Double)
     case longitudeOutOfRange(Double)
+    /// An altitude, accuracy, speed or course outside `Fix.Limits`.
+    case valueOutOfRange(name: String, value: Double, limits: ClosedRange<Double>, unit: String)
+    /// A time outside `Fix.Limits.time`.
+    case timeOutOfRange(Date)
 
     /// `--location` text that is not `LAT,LON[,ALT]`; `problem` names the part that is wrong.
     case malformedManualLocation(input: String, problem: String)
@@ -39,9 +43,14 @@ public enum LocationError: ENLogError, Equatable {
         case let .nonFiniteCoordinate(name, value):
             return "\(name) \(value) is not a finite number"
         case let .latitudeOutOfRange(value):
-            return "latitude \(value) is outside -90...90"
+            return "latitude \(Self.number(value)) is outside -90...90"
         case let .longitudeOutOfRange(value):
-            return "longitude \(value) is outside -180...180"
+            return "longitude \(Self.number(value)) is outside -180...180"
+        case let .valueOutOfRange(name, value, limits, unit):
+            return "\(name) \(Self.number(value)) \(unit) is outside \(Self.number(limits.lowerBound))...\(Self.number(limits.upperBound)) \(unit)"
+        case let .timeOutOfRange(time):
+            let limits = Fix.Limits.time
+            return "time \(TrackTime.string(time)) is outside \(TrackTime.string(limits.lowerBound))...\(TrackTime.string(limits.upperBound)) (GPS time begins in 1980)"
         case let .malformedManualLocation(input, problem):
             return "location '\(input)' is not LAT,LON[,ALT]: \(problem)"
         case let .nmeaLogUnreadable(path, detail):
@@ -86,6 +95,8 @@ public enum LocationError: ENLogError, Equatable {
         switch self {
         case .nonFiniteCoordinate, .latitudeOutOfRange, .longitudeOutOfRange:
             return "give decimal degrees, latitude first: e.g. 48.8584,2.2945"
+        case .valueOutOfRange, .timeOutOfRange:
+            return "the source gave an impossible value; check the receiver, file or photo it came from"
         case .malformedManualLocation:
             return "write decimal degrees with '.' as decimal point, latitude first, e.g. 48.8584,2.2945 or 48.8584,2.2945,35"
         case .nmeaLogUnreadable:
@@ -116,6 +127,9 @@ public enum LocationError: ENLogError, Equatable {
             return "wait longer (--timeout), relax --min-accuracy or --max-age, or give --location LAT,LON"
         }
     }
+
+    /// Up to 10 significant digits, so 1e308 stays short and 99999999 stays whole.
+    static func number(_ value: Double) -> String { String(format: "%.10g", value) }
 
     private static func seconds(_ value: TimeInterval) -> String {
         String(format: "%.1f s", value)

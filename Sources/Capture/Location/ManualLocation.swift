@@ -31,15 +31,16 @@ public struct ManualLocation: LocationSource {
             }
             values.append(value)
         }
-        guard (-90.0...90.0).contains(values[0]) else { throw fail("latitude \(parts[0]) is outside -90...90") }
-        guard (-180.0...180.0).contains(values[1]) else { throw fail("longitude \(parts[1]) is outside -180...180") }
-        // From the deepest ocean floor to the edge of space: anything else is a typo, and a
-        // 40-digit altitude would print as such in the note.
-        if values.count == 3, !(-11_000.0...100_000.0).contains(values[2]) {
-            throw fail("altitude \(parts[2]) is outside -11000...100000 metres")
+        if let accuracy = horizontalAccuracy, !accuracy.isFinite {
+            throw fail("accuracy \(accuracy) is not a number of metres")
         }
-        if let accuracy = horizontalAccuracy, !(accuracy.isFinite && accuracy >= 0) {
-            throw fail("accuracy \(accuracy) must be a non-negative number of metres")
+        // The ranges are the fix's own (`Fix.Limits`), checked now so that a typo is reported
+        // before any other work is done.
+        do {
+            _ = try Fix(latitude: values[0], longitude: values[1], altitude: values.count == 3 ? values[2] : nil,
+                        horizontalAccuracy: horizontalAccuracy, timestamp: Date(), source: .manual)
+        } catch {
+            throw fail(error.reason)
         }
         latitude = values[0]
         longitude = values[1]

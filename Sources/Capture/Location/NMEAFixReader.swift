@@ -68,6 +68,7 @@ public struct NMEAFixReader: Sendable {
             statistics.positionSentences += 1
             if position.verdict == .fix { statistics.positionSentencesWithFix += 1 }
             completed = enterEpoch(at: position.timeOfDay, isPosition: true)
+            if current?.line == nil { current?.line = line }
             current?.merge(position)
         case let .dilution(mode, hdop):
             // Mode 1 (no fix) is a time-less no-fix report, and its DOPs are placeholders (99.99).
@@ -116,6 +117,16 @@ public struct NMEAFixReader: Sendable {
         }
         let fixes = dating.date(epoch)
         statistics.fixes += fixes.count
+        // A cycle whose values no fix may hold (an altitude of 99,999,999 m) is an invalid
+        // position, reported as the sentences with impossible content are.
+        for refusal in dating.refusals {
+            statistics.invalidSentences += 1
+            statistics.refusedFixes += 1
+            if statistics.firstInvalidSentence == nil {
+                statistics.firstInvalidSentence = .init(line: refusal.line ?? statistics.lines, problem: refusal.error.reason)
+            }
+        }
+        dating.refusals = []
         return fixes
     }
 }
@@ -144,6 +155,8 @@ public struct NMEALogStatistics: Sendable, Equatable {
     public var positionSentencesWithFix = 0
     /// Epochs with a valid position, and how many of them became dated fixes.
     public var validEpochs = 0
+    /// Dated epochs whose values no fix may hold (`Fix.Limits`), counted among the invalid too.
+    public var refusedFixes = 0
     public var fixes = 0
 
     /// The unread sentence kinds, most frequent first: "PERC 34, GPGSV 5".
@@ -168,6 +181,8 @@ struct Epoch: Sendable {
     var saysNoFix = false
     var hasPositionSentence = false
     var isTwoDimensional = false
+    /// The line of the cycle's first position sentence.
+    var line: Int?
 
     init(timeOfDay: Int? = nil) {
         self.timeOfDay = timeOfDay
@@ -196,12 +211,14 @@ struct Epoch: Sendable {
         if let date = report.date { self.date = date }
     }
 
-    func fix(at timestamp: Date) -> Fix? {
+    /// The cycle's fix, or why its values make none (`Fix.Limits`); nil when it had no fix.
+    func fix(at timestamp: Date) -> Result<Fix, LocationError>? {
         guard isValidFix, let latitude, let longitude else { return nil }
         let accuracy = measuredHorizontalError ?? hdop.map { $0 * NMEALogLocation.metresPerHDOP }
-        return try? Fix(latitude: latitude, longitude: longitude, altitude: isTwoDimensional ? nil : altitude,
-                        horizontalAccuracy: accuracy, speed: speed, course: course,
-                        timestamp: timestamp, source: .nmea)
+        return Result { () throws(LocationError) -> Fix in
+            try Fix(latitude: latitude, longitude: longitude, altitude: isTwoDimensional ? nil : altitude,
+                    horizontalAccuracy: accuracy, speed: speed, course: course, timestamp: timestamp, source: .nmea)
+        }
     }
 }
 
@@ -213,6 +230,16 @@ struct Dating: Sendable {
     private var dayStart: Date?
     private var previousTime: Int?
     private var waiting: [Epoch] = []
+    /// Why cycles with a fix were refused since the caller last took them, with their lines.
+    var refusals: [(line: Int?, error: LocationError)] = []
+
+    private mutating func keep(_ epoch: Epoch, at timestamp: Date, in fixes: inout [Fix]) {
+        switch epoch.fix(at: timestamp) {
+        case .success(let fix)?: fixes.append(fix)
+        case .failure(let refusal)?: refusals.append((epoch.line, refusal))
+        case nil: break
+        }
+    }
 
     mutating func date(_ epoch: Epoch) -> [Fix] {
         guard let time = epoch.timeOfDay else { return [] }
@@ -222,7 +249,7 @@ struct Dating: Sendable {
                 for held in waiting {
                     guard let heldTime = held.timeOfDay else { continue }
                     let day = heldTime > time + Self.dayLength / 2 ? start.addingTimeInterval(-86_400) : start
-                    held.fix(at: day.addingTimeInterval(Double(heldTime) / 1000)).map { released.append($0) }
+                    keep(held, at: day.addingTimeInterval(Double(heldTime) / 1000), in: &released)
                 }
                 waiting = []
             }
@@ -235,7 +262,7 @@ struct Dating: Sendable {
             if epoch.isValidFix { waiting.append(epoch) }
             return released
         }
-        epoch.fix(at: start.addingTimeInterval(Double(time) / 1000)).map { released.append($0) }
+        keep(epoch, at: start.addingTimeInterval(Double(time) / 1000), in: &released)
         return released
     }
 }

@@ -53,7 +53,7 @@ public struct NMEALogLocation: LocationSource {
     }
 
     /// Every valid fix in `data`, an NMEA log already read (`enlog import`); errors name `path`.
-    public func fixes(in data: Data) throws(LocationError) -> [Fix] {
+    public func fixes(in data: some ContiguousBytes) throws(LocationError) -> [Fix] {
         let (fixes, reader) = Self.parse(data)
         guard !fixes.isEmpty else { throw noFixError(reader) }
         return fixes
@@ -63,7 +63,7 @@ public struct NMEALogLocation: LocationSource {
         Self.parse(try readLog())
     }
 
-    static func parse(_ data: Data) -> ([Fix], NMEAFixReader) {
+    static func parse(_ data: some ContiguousBytes) -> ([Fix], NMEAFixReader) {
         var reader = NMEAFixReader()
         var fixes: [Fix] = []
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
@@ -81,7 +81,7 @@ public struct NMEALogLocation: LocationSource {
     /// The most specific truthful reason a log gave no fix.
     func noFixError(_ reader: NMEAFixReader) -> LocationError {
         let seen = reader.statistics
-        if seen.validEpochs > 0 { return .nmeaLogHasNoDate(path: inputName) }
+        if seen.validEpochs > seen.refusedFixes { return .nmeaLogHasNoDate(path: inputName) }
         if seen.sentences == 0 {
             guard let line = seen.firstBadChecksumLine else { return .nmeaLogHasNoSentences(path: inputName) }
             return .nmeaLogHasNoCheckedSentence(path: inputName, badChecksums: seen.badChecksums, firstBadLine: line)
@@ -97,27 +97,15 @@ public struct NMEALogLocation: LocationSource {
         return .nmeaLogHasNoValidFix(path: inputName, sentences: seen.sentences, badChecksums: seen.badChecksums)
     }
 
-    private func readLog() throws(LocationError) -> Data {
-        let path = inputName
-        let fd = self.path == Self.standardInputPath ? STDIN_FILENO : open(self.path, O_RDONLY)
-        guard fd >= 0 else { throw .nmeaLogUnreadable(path: path, detail: String(cString: strerror(errno))) }
-        defer { if fd != STDIN_FILENO { close(fd) } }
-        var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-            throw .nmeaLogUnreadable(path: path, detail: "it is a directory")
+    private func readLog() throws(LocationError) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = path == Self.standardInputPath ? try FileBytes.readStandardInput(limit: .track)
+                                                   : try FileBytes.read(path, limit: .track)
+        } catch {
+            throw .nmeaLogUnreadable(path: inputName, detail: error.reason)
         }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .nmeaLogUnreadable(path: path, detail: String(cString: strerror(errno)))
-            }
-            if count == 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-        }
-        if data.isEmpty { throw .nmeaLogEmpty(path: path) }
-        return data
+        if bytes.isEmpty { throw .nmeaLogEmpty(path: inputName) }
+        return bytes
     }
 }

@@ -221,7 +221,8 @@ enum NMEAField {
         if field.isEmpty { return nil }
         guard field.count >= 6, field.prefix(6).allSatisfy(\.isASCIIDigit),
               let hours = Int(field.prefix(2)), let minutes = Int(field.dropFirst(2).prefix(2)),
-              let seconds = Double(field.dropFirst(4)), hours < 24, minutes < 60, seconds < 61
+              let seconds = Double(field.dropFirst(4)),
+              Fix.Limits.isTimeOfDay(hour: Double(hours), minute: Double(minutes), second: seconds)
         else { throw NMEAFieldError(description: "time '\(field)' is not hhmmss") }
         return (hours * 3600 + minutes * 60) * 1000 + Int((seconds * 1000).rounded())
     }

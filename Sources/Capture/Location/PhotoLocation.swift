@@ -80,7 +80,7 @@ public struct PhotoPosition: Sendable, Equatable {
         if let value = altitude, tags.byte(.gps, 0x0005) == 1 { altitude = -value }
         let accuracy = tags.rationals(.gps, 0x001F)?.first ?? tags.rationals(.gps, 0x000B)?.first.map { $0 * NMEALogLocation.metresPerHDOP }
         takenAt = Self.takenAt(tags)
-        let gpsTime = Self.gpsTime(tags)
+        let gpsTime = try Self.gpsTime(tags, path: path)
         guard let time = gpsTime ?? takenAt else {
             throw .badGPS(path: path, detail: "no time: neither GPSDateStamp with GPSTimeStamp nor DateTimeOriginal with OffsetTimeOriginal")
         }
@@ -101,9 +101,14 @@ public struct PhotoPosition: Sendable, Equatable {
         }
     }
 
-    private static func gpsTime(_ tags: ExifTags) -> Date? {
+    private static func gpsTime(_ tags: ExifTags, path: String) throws(PhotoError) -> Date? {
         guard let day = tags.text(.gps, 0x001D), let clock = tags.rationals(.gps, 0x0007), clock.count == 3,
               clock.allSatisfy(\.isFinite) else { return nil }
+        // 25:61:61 would roll into the next day, as a 13th month is refused by the date's parser.
+        guard Fix.Limits.isTimeOfDay(hour: clock[0], minute: clock[1], second: clock[2]) else {
+            let shown = clock.map { LocationError.number($0) }.joined(separator: ":")
+            throw .badGPS(path: path, detail: "GPSTimeStamp \(shown) is not a time of day")
+        }
         let seconds = clock[0] * 3600 + clock[1] * 60 + clock[2]
         return parse(day, "yyyy:MM:dd", zone: "+00:00").map { $0.addingTimeInterval(seconds) }
     }

@@ -10,7 +10,8 @@ public enum TrackError: ENLogError, Equatable {
     /// The file cannot be opened or read (missing, permission, a directory).
     case unreadable(path: String, detail: String)
     /// Larger than `TrackFile.maximumBytes`: refused before it is parsed.
-    case tooLarge(path: String, bytes: Int, limit: Int)
+    /// `bytes` is nil for a pipe or device, known only to go on past the limit.
+    case tooLarge(path: String, bytes: Int?, limit: Int)
     /// Neither XML (GPX) nor NMEA sentences at the start of the file.
     case unknownFormat(path: String)
     /// Not well-formed XML, as libxml2 reports it (first error, with its line).
@@ -39,7 +40,7 @@ public enum TrackError: ENLogError, Equatable {
         case let .unreadable(path, detail):
             return "cannot read \(path): \(detail)"
         case let .tooLarge(path, bytes, limit):
-            return "\(path) is \(bytes) bytes; enlog imports tracks of at most \(limit / 1_048_576) MiB"
+            return "\(path) \(bytes.map { "is \($0) bytes" } ?? "goes on past the limit"); enlog imports tracks of at most \(limit / 1_048_576) MiB"
         case let .unknownFormat(path):
             return "\(path) is neither GPX (XML) nor an NMEA 0183 log"
         case let .malformedXML(path, line, message):
@@ -61,6 +62,7 @@ public enum TrackError: ENLogError, Equatable {
         switch self {
         case .tooLarge: return "split the file (gpsbabel -x track,split=1d), then import the parts"
         case .unknownFormat: return "convert it with gpsbabel to GPX (-o gpx) first"
+        case .nmea(let error): return error.recoverySuggestion
         default: return nil
         }
     }

@@ -3,8 +3,10 @@ import Support
 import Configuration
 import Network
 
-/// A track file given to `enlog import`: GPX or an NMEA 0183 log, told apart by its first
-/// characters, read whole and checked before anything is stored.
+/// A track file given to `enlog import`: GPX or an NMEA 0183 log, read whole and checked before
+/// anything is stored. XML starts with `<`; anything else is read as `log --nmea` reads a log
+/// (the same reader: comment lines, a first line cut mid-sentence and bad checksums are skipped),
+/// and is neither when that reader finds no sentence at all.
 public struct TrackFile: Sendable {
     public enum Kind: String, Sendable { case gpx, nmea }
 
@@ -19,7 +21,7 @@ public struct TrackFile: Sendable {
     }
 
     /// 64 MiB: a day at 1 Hz is about 10 MB of GPX; a larger file is refused before parsing.
-    public static let maximumBytes = 64 << 20
+    public static let maximumBytes = InputLimit.track.maximumBytes
 
     public let path: String
 
@@ -28,24 +30,20 @@ public struct TrackFile: Sendable {
     }
 
     public func read() throws(TrackError) -> Contents {
-        var info = stat()
-        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) > Self.maximumBytes {
-            throw .tooLarge(path: path, bytes: Int(info.st_size), limit: Self.maximumBytes)
-        }
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path)
+            bytes = try FileBytes.read(path, limit: .track)
+        } catch .tooLarge(let size, let limit) {
+            throw .tooLarge(path: path, bytes: size, limit: limit)
         } catch {
-            throw .unreadable(path: path, detail: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+            throw .unreadable(path: path, detail: error.reason)
         }
-        // A pipe or a file that grew after the check above.
-        if bytes.count > Self.maximumBytes { throw .tooLarge(path: path, bytes: bytes.count, limit: Self.maximumBytes) }
         return try contents(of: bytes)
     }
 
     /// What `bytes`, the file's contents, hold.
     package func contents(of bytes: [UInt8]) throws(TrackError) -> Contents {
-        let kind = try Self.kind(of: bytes, path: path)
+        let kind = Self.kind(of: bytes)
         var fixes: [Fix]
         var untimed = 0
         switch kind {
@@ -55,7 +53,9 @@ public struct TrackFile: Sendable {
             untimed = result.untimedSkipped
         case .nmea:
             do {
-                fixes = try NMEALogLocation(path: path).fixes(in: Data(bytes))
+                fixes = try NMEALogLocation(path: path).fixes(in: bytes)
+            } catch .nmeaLogHasNoSentences {
+                throw .unknownFormat(path: path)
             } catch {
                 throw .nmea(error)
             }
@@ -72,15 +72,11 @@ public struct TrackFile: Sendable {
         (a.timeIntervalSince1970 * 1000).rounded() == (b.timeIntervalSince1970 * 1000).rounded()
     }
 
-    /// `<` (after an optional UTF-8 byte order mark and white space): XML; `$` or `!`: NMEA.
-    static func kind(of bytes: [UInt8], path: String) throws(TrackError) -> Kind {
+    /// `<` (after an optional UTF-8 byte order mark and white space): XML. Anything else is for
+    /// the NMEA reader to judge: a real log may begin with `# comments` or half a sentence.
+    static func kind(of bytes: [UInt8]) -> Kind {
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-        guard index < bytes.count else { throw .unknownFormat(path: path) }
-        switch bytes[index] {
-        case UInt8(ascii: "<"): return .gpx
-        case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
-        default: throw .unknownFormat(path: path)
-        }
+        return index < bytes.count && bytes[index] == UInt8(ascii: "<") ? .gpx : .nmea
     }
 }

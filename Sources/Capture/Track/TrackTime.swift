@@ -43,7 +43,7 @@ package enum TrackTime {
         index += 1
         guard let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A), let second = number(2),
               (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 61 else { return nil }
+              Fix.Limits.isTimeOfDay(hour: Double(hour), minute: Double(minute), second: Double(second)) else { return nil }
         var milliseconds: Int64 = 0
         if expect(0x2E) {
             var scale: Int64 = 100, digits = 0

@@ -55,28 +55,17 @@ public enum Attachments {
     /// One file as a resource of the note: MD5, MIME type from libmagic, the size of an image,
     /// its base name. Refused before it is read when it is already over the size limit.
     public static func load(_ path: String) throws(AttachmentError) -> NoteResource {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { throw .missing(path: path) }
-            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        // A FIFO or device could be endless: only regular files are files to attach.
-        if (status.st_mode & S_IFMT) == S_IFDIR { throw .unreadable(path: path, reason: "it is a directory") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
-        if Int(status.st_size) > ResourceLimits.resourceSizeMax {
-            throw .tooLarge(path: path, size: Int(status.st_size), limit: ResourceLimits.resourceSizeMax)
-        }
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path)
+            // A FIFO or device could be endless: only regular files are files to attach.
+            bytes = try FileBytes.read(path, limit: InputLimit(maximumBytes: ResourceLimits.resourceSizeMax), accepting: .regularFilesOnly)
+        } catch .tooLarge(let size, let limit) {
+            throw .tooLarge(path: path, size: size ?? limit + 1, limit: limit)
         } catch {
-            throw .unreadable(path: path, reason: (error as? FileBytes.ReadError)?.reason ?? "\(error)")
+            if error == .system(ENOENT) || error == .system(ENOTDIR) { throw .missing(path: path) }
+            throw .unreadable(path: path, reason: error.reason)
         }
         guard !bytes.isEmpty else { throw .empty(path: path) }
-        // It may have grown since stat.
-        if bytes.count > ResourceLimits.resourceSizeMax {
-            throw .tooLarge(path: path, size: bytes.count, limit: ResourceLimits.resourceSizeMax)
-        }
         let mime = FileType.mimeType(of: bytes)
         let size = ImageSize(bytes, mime: mime)
         let name = URL(fileURLWithPath: path).lastPathComponent

@@ -75,7 +75,13 @@ public struct ENMLBatchValidator: Sendable {
                 return [.failure(ENMLInputError(path: path, reason: "directory holds no *.\(fileExtension) files"))]
             }
             return files.map { bytes in
-                .success(String(validating: bytes, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(bytes))
+                let source = String(validating: bytes, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(bytes)
+                // A FIFO or device that happens to be named *.enml is no note: reading it could
+                // wait for a writer or never end, and the other files are not to wait for it.
+                if let kind = FileBytes.specialFileKind(pathBytes: bytes) {
+                    return .failure(ENMLInputError(path: source.jsonName, reason: "not a regular file (\(kind)); skipped"))
+                }
+                return .success(source)
             }
         }
     }
@@ -120,9 +126,12 @@ public struct ENMLBatchValidator: Sendable {
     }
 
     /// Validates every source; results come back in the order given.
-    public func validate(_ sources: [ENMLSource], standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }) -> [ENMLFileResult] {
+    public func validate(_ sources: [ENMLSource]) -> [ENMLFileResult] {
         // Standard input can be read only once, and only from here.
-        let stdinData = sources.contains(.standardInput) ? standardInput() : Data()
+        let stdinData = sources.contains(.standardInput)
+            ? Result { () throws(FileBytes.ReadError) in try FileBytes.readStandardInput(limit: .enmlNote) }
+                .mapError { ENMLInputError(path: ENMLSource.standardInput.displayName, reason: $0.reason) }
+            : .success([])
         let results = UnsafeMutableBufferPointer<ENMLFileResult?>.allocate(capacity: sources.count)
         results.initialize(repeating: nil)
         defer { results.deallocate() }
@@ -132,7 +141,7 @@ public struct ENMLBatchValidator: Sendable {
             let outcome: Result<ENMLReport, ENMLInputError>
             switch source {
             case .standardInput:
-                outcome = .success(validator.validate(stdinData))
+                outcome = stdinData.map { bytes in bytes.withUnsafeBufferPointer { validator.validate(bytes: $0) } }
             case .file(let path):
                 outcome = Self.validateFile(at: Array(path.utf8), shownAs: path, with: validator)
             case .undecodableFile(let bytes):
@@ -146,8 +155,8 @@ public struct ENMLBatchValidator: Sendable {
 
 extension ENMLBatchValidator {
     fileprivate static func validateFile(at path: [UInt8], shownAs name: String, with validator: ENMLValidator) -> Result<ENMLReport, ENMLInputError> {
-        Result { try FileBytes.read(pathBytes: path) }
-            .mapError { ENMLInputError(path: name, reason: ($0 as? FileBytes.ReadError)?.reason ?? "\($0)") }
+        Result { () throws(FileBytes.ReadError) in try FileBytes.read(pathBytes: path, limit: .enmlNote).bytes }
+            .mapError { ENMLInputError(path: name, reason: $0.reason) }
             .map { bytes in bytes.withUnsafeBufferPointer { validator.validate(bytes: $0) } }
     }
 }

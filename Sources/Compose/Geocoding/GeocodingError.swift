@@ -75,7 +75,8 @@ public enum GeocodingError: ENLogError, Equatable {
 extension GeocodingError {
     public var category: ErrorCategory {
         switch self {
-        case .unreachable, .timedOut, .httpStatus, .noAddress: return .unavailable
+        case .httpStatus(let status): return .ofHTTPStatus(status)
+        case .unreachable, .timedOut, .noAddress: return .unavailable
         case .malformedReply: return .protocolError
         case .rateLimited: return .temporary
         case .cache: return .cannotWrite

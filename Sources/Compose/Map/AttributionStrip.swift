@@ -65,7 +65,7 @@ extension CairoPNG {
     static func decodePixels(_ bytes: [UInt8]) -> Result<DecodedImage, DecodeFailure> {
         decode(bytes).flatMap { image in
             DecodedImage(copying: image).map { .success($0) }
-                ?? .failure(DecodeFailure(detail: "an image cairo decoded to an unexpected pixel format"))
+                ?? .failure(DecodeFailure(detail: "an image decoded to an unexpected pixel format"))
         }
     }
 }

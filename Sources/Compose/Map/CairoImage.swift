@@ -18,32 +18,33 @@ package final class CairoImage {
     deinit { cairo_surface_destroy(surface) }
 }
 
-/// PNG in and out of memory with cairo's own reader and writer (libpng underneath).
+/// PNG in and out of memory: decoded by libpng under CMapShim's limits, encoded by libpng or cairo.
 package enum CairoPNG {
     /// The largest side a downloaded image may declare: a tile is 256 (512 for "retina" tiles),
-    /// a static map a few hundred; a header claiming more is refused before cairo allocates it.
-    static let maximumSide = 4096
+    /// a static map a few hundred (the services' own largest are 1280); a header claiming more is
+    /// refused before anything is allocated.
+    static let maximumSide = 2048
 
     /// Decodes `bytes`, or says in a few words why they are not a usable PNG.
     package static func decode(_ bytes: [UInt8]) -> Result<CairoImage, DecodeFailure> {
-        if let problem = headerProblem(bytes) { return .failure(DecodeFailure(detail: problem)) }
-        let reader = ByteReader(bytes)
-        let surface = withExtendedLifetime(reader) {
-            cairo_image_surface_create_from_png_stream(readCallback, Unmanaged.passUnretained(reader).toOpaque())
+        if let problem = structureProblem(bytes) { return .failure(DecodeFailure(detail: problem)) }
+        var message = [CChar](repeating: 0, count: 160)
+        let surface = bytes.withUnsafeBufferPointer { buffer in
+            enlog_png_decode_image(buffer.baseAddress, buffer.count, Int32(maximumSide), &message, message.count)
         }
-        guard let surface else { return .failure(DecodeFailure(detail: "cairo returned no surface")) }
-        let status = cairo_surface_status(surface)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            cairo_surface_destroy(surface)
-            return .failure(DecodeFailure(detail: "not a decodable PNG: \(String(cString: cairo_status_to_string(status)))"))
+        guard let surface else {
+            return .failure(DecodeFailure(detail: "not a decodable PNG: \(String(nulTerminated: message))"))
         }
         return .success(CairoImage(adopting: surface))
     }
 
     package struct DecodeFailure: Error, Equatable { package let detail: String }
 
-    /// Checks the signature and the IHDR size fields only; decoding is cairo's.
-    package static func headerProblem(_ bytes: [UInt8]) -> String? {
+    /// What libpng is never given: bytes without the signature, an image without pixels or
+    /// larger than `maximumSide`, and a chunk claiming more bytes than follow its header. libpng
+    /// allocates (and zeroes) the length a text chunk's header claims before reading it, 2 GB for
+    /// a 40-byte body: here every length must fit in what was received.
+    package static func structureProblem(_ bytes: [UInt8]) -> String? {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard bytes.count >= 24, Array(bytes[0..<8]) == signature else {
             return bytes.isEmpty ? "an empty body" : "no PNG signature (\(bytes.count) bytes)"
@@ -52,8 +53,23 @@ package enum CairoPNG {
             bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
         }
         let width = bigEndian(16), height = bigEndian(20)
-        guard (1...maximumSide).contains(width), (1...maximumSide).contains(height) else {
+        if width == 0 || height == 0 { return "a PNG of \(width)×\(height) pixels: an image without pixels" }
+        if width > maximumSide || height > maximumSide {
             return "a PNG of \(width)×\(height) pixels, larger than \(maximumSide)"
+        }
+        var offset = signature.count
+        while offset < bytes.count {
+            let left = bytes.count - offset
+            guard left >= 12 else { return "not a decodable PNG: it ends inside a chunk's header" }
+            let length = bigEndian(offset), type = bytes[offset + 4..<offset + 8]
+            let name = type.allSatisfy { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+                ? String(decoding: type, as: UTF8.self) : "unnamed"
+            // The header (8) and the CRC (4) around the data.
+            guard length <= left - 12 else {
+                return "not a decodable PNG: its \(name) chunk claims \(length) bytes where \(left - 12) follow"
+            }
+            if name == "IEND" { break }
+            offset += 12 + length
         }
         return nil
     }
@@ -194,10 +210,10 @@ package final class MapCanvas {
     /// Decodes PNG tiles straight into the canvas, each scaled to `size` square pixels, on up to
     /// `workers` threads: libpng writes the visible rows into the canvas's own pixels (no
     /// intermediate image, no rows below the canvas inflated); a tile of another size (a
-    /// "retina" 512) is decoded by cairo and scaled. Placements must not overlap.
+    /// "retina" 512) is decoded to an image of its own and scaled by cairo. Placements must not overlap.
     package func paintPNGs(_ placements: [PNGPlacement], size: Int, workers: Int = CairoPNG.threads) throws(PNGPlacementFailure) {
         for (index, placement) in placements.enumerated() {
-            if let problem = CairoPNG.headerProblem(placement.bytes) {
+            if let problem = CairoPNG.structureProblem(placement.bytes) {
                 throw PNGPlacementFailure(index: index, failure: CairoPNG.DecodeFailure(detail: problem))
             }
         }

@@ -17,7 +17,7 @@ public enum MapError: ENLogError, Equatable {
     case unreachable(host: String, reason: String)
     /// The server answered with an HTTP status other than 200 (or 304 to a revalidation).
     case httpStatus(host: String, status: Int)
-    /// A 200 answer whose body is not a PNG image cairo can decode (an HTML page, garbage).
+    /// A 200 answer whose body is not a PNG image that can be decoded (an HTML page, garbage, a hostile PNG).
     case notAnImage(host: String, detail: String)
     /// The time budget ran out before every tile was there.
     case timedOut(seconds: Double)
@@ -38,7 +38,8 @@ public enum MapError: ENLogError, Equatable {
         switch self {
         case .disabled, .invalidSettings: return .config
         case .unreachable, .timedOut: return .unavailable
-        case .httpStatus, .notAnImage: return .protocolError
+        case .httpStatus(_, let status): return .ofHTTPStatus(status)
+        case .notAnImage: return .protocolError
         case .cancelled: return .temporary
         case .rendering: return .cannotWrite
         }

@@ -162,11 +162,12 @@ public final class MapRenderer: Sendable {
                             latitude: latitude, longitude: longitude, statistics: statistics)
         }
 
-        let canvas = try paintedCanvas(layout, bodies: bodies)
-        if let radius { canvas.drawAccuracy(x: markerX, y: markerY, radius: radius) }
-        canvas.drawMarker(x: markerX, y: markerY)
-        try await drawAttribution(on: canvas, key: attributionKey, statistics: &statistics)
-        let png = try canvas.encoded()
+        let strip = try await attribution(key: attributionKey, statistics: &statistics)
+        let circle = radius
+        let png = try await drawn(layout, bodies: bodies, attribution: strip) { canvas in
+            if let circle { canvas.drawAccuracy(x: markerX, y: markerY, radius: circle) }
+            canvas.drawMarker(x: markerX, y: markerY)
+        }
         // Written to the cache beside the caller's own work (storing the note), not before it.
         let fetcher = self.fetcher
         let writing = Task { await fetcher.storeRenderedMap(key, png) }
@@ -180,6 +181,32 @@ public final class MapRenderer: Sendable {
     /// The layout's tiles, through memory, disk and network.
     func tileBodies(_ layout: MapLayout, statistics: inout TileStatistics) async throws(MapError) -> [String: [UInt8]] {
         try await fetcher.images(layout.tiles.map(tileURL), statistics: &statistics)
+    }
+
+    /// The map's PNG: the layout's tiles decoded into a canvas, `decorate`'s drawing and the
+    /// attribution on top, encoded. Tens of milliseconds of CPU on a thread of its own, never on
+    /// Swift's small cooperative pool, where it would hold up every other task of the process
+    /// (the note's address lookup, the time budget's own timer).
+    func drawn(_ layout: MapLayout, bodies: [String: [UInt8]], attribution strip: AttributionStrip,
+               decorate: @escaping @Sendable (MapCanvas) -> Void) async throws(MapError) -> [UInt8] {
+        try await MapRenderer.offPool { () throws(MapError) -> [UInt8] in
+            let canvas = try self.paintedCanvas(layout, bodies: bodies)
+            decorate(canvas)
+            canvas.drawAttribution(strip)
+            return try canvas.encoded()
+        }
+    }
+
+    /// Runs CPU work (decoding, drawing, encoding) on a thread of its own; a caller cancelled
+    /// meanwhile (out of time) gets `.cancelled` at once and the work's result is dropped.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws(MapError) -> T) async throws(MapError) -> T {
+        do {
+            return try await BlockingCall.run("enlog.map", onCancel: .abandon) { _ in try work() }
+        } catch let error as MapError {
+            throw error
+        } catch {
+            throw .cancelled
+        }
     }
 
     /// A canvas with the layout's tiles painted in: what every tiled map draws on.
@@ -197,12 +224,12 @@ public final class MapRenderer: Sendable {
         return canvas
     }
 
-    /// The licence's attribution composited on `canvas` (see `attributionStrip`).
-    func drawAttribution(on canvas: MapCanvas, key: String? = AttributionStrip.cacheKey(MapSettings.attribution),
-                         statistics: inout TileStatistics) async throws(MapError) {
+    /// The licence's attribution for a map (see `attributionStrip`).
+    func attribution(key: String? = AttributionStrip.cacheKey(MapSettings.attribution),
+                     statistics: inout TileStatistics) async throws(MapError) -> AttributionStrip {
         let attribution = try await attributionStrip(key: key)
         statistics.attributionFromCache = !attribution.drawn
-        canvas.drawAttribution(attribution.strip)
+        return attribution.strip
     }
 
     /// The attribution's pixels: from this process, else from the disk cache under `key`, else
@@ -227,14 +254,14 @@ public final class MapRenderer: Sendable {
         let url = StaticMapURL.expand(settings.staticMapURL ?? "", latitude: String(format: "%.6f", latitude),
                                       longitude: String(format: "%.6f", longitude), key: settings.staticMapKey)
         var statistics = TileStatistics()
-        let bodies = try await fetcher.images([url], statistics: &statistics)
-        let image: CairoImage
-        switch CairoPNG.decode(bodies[url] ?? []) {
-        case .success(let decoded): image = decoded
-        case .failure(let failure): throw .notAnImage(host: HTTPURLPolicy.describe(url), detail: failure.detail)
+        let body = try await fetcher.images([url], statistics: &statistics)[url] ?? []
+        let (png, width, height) = try await Self.offPool { () throws(MapError) -> ([UInt8], Int, Int) in
+            switch CairoPNG.decode(body) {
+            case .success(let image): return (try CairoPNG.encode(image), image.width, image.height)
+            case .failure(let failure): throw .notAnImage(host: HTTPURLPolicy.describe(url), detail: failure.detail)
+            }
         }
-        return MapImage(png: try CairoPNG.encode(image), width: image.width, height: image.height,
-                        latitude: latitude, longitude: longitude, statistics: statistics)
+        return MapImage(png: png, width: width, height: height, latitude: latitude, longitude: longitude, statistics: statistics)
     }
 
     /// Runs `operation` for at most `budget`: past it the operation is cancelled and the call

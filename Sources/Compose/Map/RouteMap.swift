@@ -69,12 +69,13 @@ extension MapRenderer {
         return try await Self.within(budget ?? settings.timeBudget) { () async throws(MapError) -> MapImage in
             var statistics = TileStatistics()
             let bodies = try await self.tileBodies(layout, statistics: &statistics)
-            let canvas = try self.paintedCanvas(layout, bodies: bodies)
-            canvas.drawRoute(points)
-            canvas.drawStart(x: points[0].x, y: points[0].y)
-            canvas.drawMarker(x: points[points.count - 1].x, y: points[points.count - 1].y)
-            try await self.drawAttribution(on: canvas, statistics: &statistics)
-            return MapImage(png: try canvas.encoded(), width: layout.width, height: layout.height,
+            let strip = try await self.attribution(statistics: &statistics)
+            let png = try await self.drawn(layout, bodies: bodies, attribution: strip) { canvas in
+                canvas.drawRoute(points)
+                canvas.drawStart(x: points[0].x, y: points[0].y)
+                canvas.drawMarker(x: points[points.count - 1].x, y: points[points.count - 1].y)
+            }
+            return MapImage(png: png, width: layout.width, height: layout.height,
                             latitude: last.latitude, longitude: last.longitude, statistics: statistics)
         }
     }

@@ -268,7 +268,7 @@ final class TileDiskCache: Sendable {
         do {
             return try body(pool)
         } catch {
-            turnOff("cannot \(what) \(path): \(Self.describe(error))")
+            turnOff("cannot \(what) \(path): \(Self.describe(error, path: path))")
             return nil
         }
     }
@@ -286,7 +286,7 @@ final class TileDiskCache: Sendable {
                     return (pool, nil)
                 } catch {
                     state = .off
-                    return (nil, "cannot open \(path): \(Self.describe(error))")
+                    return (nil, "cannot open \(path): \(Self.describe(error, path: path))")
                 }
             }
         }
@@ -382,8 +382,11 @@ final class TileDiskCache: Sendable {
     }
 
 
-    private static func describe(_ error: Error) -> String {
-        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+    private static func describe(_ error: Error, path: String) -> String {
+        if let error = error as? DatabaseError {
+            if DiskSpace.mayBeFull(sqliteResultCode: error.resultCode.rawValue), DiskSpace.isExhausted(near: path) { return String(cString: strerror(ENOSPC)) }
+            return error.message ?? "\(error.resultCode)"
+        }
         return HTTPText.oneLine((error as NSError).localizedDescription)
     }
 }

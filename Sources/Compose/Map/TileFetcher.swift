@@ -27,7 +27,7 @@ public struct TileStatistics: Sendable, Equatable {
 
 /// Images by URL through memory → SQLite on disk → network, the order that asks the network
 /// only for what no cache holds fresh. Downloads take one of `DownloadLimiter.perProcess`'s 3
-/// places; a body is cached only once cairo has decoded it, so an error page never is.
+/// places; a body is cached only once it has been decoded, so an error page never is.
 final class TileFetcher: Sendable {
     let client: HTTPClient
     let memory: TileMemoryCache
@@ -172,7 +172,11 @@ final class TileFetcher: Sendable {
             await onDisk { $0.refresh(key, stored, now: at) }
             return (url, refreshed.body, .revalidated)
         case 200:
-            if case .failure(let failure) = CairoPNG.decode(response.body) {
+            let body = response.body
+            if let failure = try await MapRenderer.offPool({ () -> CairoPNG.DecodeFailure? in
+                if case .failure(let failure) = CairoPNG.decode(body) { return failure }
+                return nil
+            }) {
                 throw .notAnImage(host: host, detail: failure.detail)
             }
             let tile = CachedTile(body: response.body, etag: response.headers["etag"],

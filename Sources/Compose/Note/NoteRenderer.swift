@@ -46,7 +46,7 @@ public struct NoteStyle: Sendable {
 
     public init(config: Config) {
         self.init(
-            timeZone: config.string(.timeZone).flatMap(TimeZone.init(identifier:)) ?? .current,
+            timeZone: config.timeZone,
             map: config.string(.map).flatMap(MapProvider.init(rawValue:)) ?? .openstreetmap,
             staticMapURL: config.string(.staticMapURL),
             staticMapKey: config.string(.staticMapKey),

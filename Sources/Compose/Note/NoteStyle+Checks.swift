@@ -9,7 +9,7 @@ extension NoteStyle {
     /// What the note's settings require of their values (Evernote's name rules, a real time
     /// zone, a known map link), for `Config` to check when it is read.
     public static let settingChecks: [Setting: SettingCheck] = [
-        .timeZone: { TimeZone(identifier: $0) == nil ? "'\($0)' is not a time zone (e.g. Europe/Paris, UTC)" : nil },
+        .timeZone: { TimeZoneName.resolve($0) == nil ? "'\($0)' is not a time zone (e.g. Europe/Paris, UTC)" : nil },
         .map: { ["openstreetmap", "google"].contains($0) ? nil : "must be openstreetmap or google" },
         .notebook: { NoteNames.isValidNotebook($0) ? nil : "'\($0)' \(NoteNames.notebookRule)" },
         .tags: { value in

@@ -107,7 +107,7 @@ public struct NoteTemplate: Sendable {
             let path = nameOrDirectory + "/" + file
             guard FileManager.default.fileExists(atPath: path) else { throw .templateNotFound(path) }
             do {
-                return try FileBytes.readText(path)
+                return try FileBytes.readText(path, limit: .smallText, accepting: .regularFilesOnly)
             } catch {
                 throw .templateUnreadable(path: path, reason: error.reason)
             }

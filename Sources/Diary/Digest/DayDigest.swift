@@ -33,16 +33,14 @@ public struct DayDigest: Sendable {
     let outbox: OutboxStore
     let style: NoteStyle
     let maps: MapRenderer?
-    let mapBudget: Duration
     let account: String?
     private let validator = ENMLValidator()
 
     /// - Parameter maps: draws the route (nil, or `map.style` other than tiles: no picture).
-    public init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, mapBudget: Duration, account: String?) {
+    public init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?) {
         self.outbox = outbox
         self.style = style
         self.maps = maps
-        self.mapBudget = mapBudget
         self.account = account
     }
 
@@ -87,7 +85,8 @@ public struct DayDigest: Sendable {
         var picture: MapReference?
         if let maps {
             do {
-                let image = try await maps.renderRoute(fixes, budget: mapBudget)
+                // The route waits as long as any map may (map.timeout, in the renderer's settings).
+                let image = try await maps.renderRoute(fixes, budget: maps.settings.timeBudget)
                 var resource = NoteResource(map: image)
                 resource.fileName = "route.png"
                 resources.append(resource)

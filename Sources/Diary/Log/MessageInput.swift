@@ -83,7 +83,8 @@ public struct MessageInput: Sendable {
     static func readFile(_ path: String) throws(MessageError) -> String {
         if path == standardInputPath && StandardInput.wasClosed { throw .standardInputClosed }
         do throws(FileBytes.ReadError) {
-            return path == standardInputPath ? try FileBytes.utf8Text(try FileBytes.readAll(STDIN_FILENO)) : try FileBytes.readText(path)
+            return path == standardInputPath ? try FileBytes.utf8Text(try FileBytes.readStandardInput(limit: .message))
+                                             : try FileBytes.readText(path, limit: .message)
         } catch {
             throw .unreadable(path: path == standardInputPath ? "standard input" : path, reason: error.reason)
         }

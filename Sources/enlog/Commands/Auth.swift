@@ -16,10 +16,19 @@ struct Auth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in to Evernote (OAuth; never a password), check or forget the account.",
         discussion: """
+            Evernote in 2026: the one way into its API is OAuth 2.0 with PKCE at \
+            accounts.evernote.com, which `auth login` uses; Evernote may refuse it for plans \
+            without API access (exit 77). It no longer issues API keys or developer tokens, and \
+            its OAuth 1.0a endpoint and its sandbox are gone. OAuth 1.0a and `auth token` remain \
+            for services that still issue keys and tokens (Yinxiang, EDAM-compatible hosts) and \
+            for a token you already hold. Without API access, `enlog export --enex FILE --new` \
+            writes the notes as a file any Evernote client imports (docs/export.md).
+
             Examples:
               enlog auth login                  Evernote, OAuth 2.0 in a browser
               enlog auth login --no-browser     over SSH: paste where the browser ends
-              ENLOG_TOKEN=S=s1:... enlog auth token --service sandbox
+              enlog auth login --service yinxiang
+              ENLOG_TOKEN=S=s1:... enlog auth token --service yinxiang
               enlog auth status --json
               enlog auth logout
             """,
@@ -27,7 +36,7 @@ struct Auth: AsyncParsableCommand {
     )
 
     struct ServiceOptions: ParsableArguments {
-        @Option(help: "evernote (OAuth 2.0), sandbox, yinxiang (OAuth 1.0a), or custom with --host.")
+        @Option(help: "evernote (OAuth 2.0), yinxiang (OAuth 1.0a), or custom with --host (OAuth 2.0, else 1.0a).")
         var service: ServiceKind = .evernote
 
         @Option(help: ArgumentHelp("Base URL of a custom service (http:// only for loopback).", valueName: "url"))
@@ -42,9 +51,12 @@ struct Auth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Authorize enlog in a browser; the URL is printed so it also works over SSH.",
             discussion: """
+                Refused by the authorization server (discovery or client registration, as for \
+                Evernote plans without API access): one line saying so, exit 77.
+
                 Examples:
                   enlog auth login
-                  enlog auth login --service sandbox
+                  enlog auth login --service yinxiang
                   enlog auth login --service custom --host https://en.example.org
                 """)
         @OptionGroup var global: GlobalOptions
@@ -76,8 +88,11 @@ struct Auth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store a token obtained elsewhere (a developer token), after checking it works.",
             discussion: """
+                For a token you already hold, or one a service still issues (Yinxiang, an \
+                EDAM-compatible host): Evernote issues no new developer tokens since July 2026.
+
                 Examples:
-                  ENLOG_TOKEN=S=s1:... enlog auth token --service sandbox
+                  ENLOG_TOKEN=S=s1:... enlog auth token --service yinxiang
                   enlog auth token --service evernote --token "$(pass evernote/token)"
                 """)
         @OptionGroup var global: GlobalOptions
@@ -114,14 +129,14 @@ struct Auth: AsyncParsableCommand {
             guard let credentials = try store.loadIfPresent() else {
                 if json {
                     // Answer in JSON on stdout, the message on stderr, and the usual exit code.
-                    Terminal.standardOutput(try AccountReport.signedOutJSON(credentialsFile: store.path))
+                    try Terminal.standardOutput(try AccountReport.signedOutJSON(credentialsFile: store.path))
                     let error = AuthError.credentialsMissing(path: store.path)
                     Terminal.standardError("enlog: error: \(error.reason) (\(error.recoverySuggestion ?? ""))")
                     throw ExitStatus.of(error).exitCode
                 }
                 throw AuthError.credentialsMissing(path: store.path)
             }
-            Terminal.standardOutput(json ? try AccountReport.json(credentials) : credentials.redacted())
+            try Terminal.standardOutput(json ? try AccountReport.json(credentials) : credentials.redacted())
         }
     }
 
@@ -136,12 +151,15 @@ struct Auth: AsyncParsableCommand {
 
         func run() async throws {
             let store = Account.credentialStore()
-            Terminal.standardOutput(try store.delete() ? "signed out (removed \(store.path))" : "not signed in")
+            try Terminal.standardOutput(try store.delete() ? "signed out (removed \(TerminalText.escaped(store.path)))" : "not signed in")
         }
     }
 }
 
-extension ServiceKind: ExpressibleByArgument {}
+extension ServiceKind: ExpressibleByArgument {
+    /// Help and completions offer only services that exist; `sandbox` still parses, to say it is gone.
+    public static var allValueStrings: [String] { allCases.filter { $0 != .sandbox }.map(\.rawValue) }
+}
 
 /// What the auth commands share: where credentials live, and checking them before storing.
 enum Account {
@@ -159,7 +177,18 @@ enum Account {
         let store = credentialStore()
         try store.save(account.credentials)
         let who = account.credentials.userName ?? account.credentials.userId.map { "user \($0)" } ?? "your account"
-        Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(store.path)")
+        try Terminal.standardOutput("signed in as \(who) on \(account.credentials.service.rawValue) (\(account.credentials.host)); credentials in \(TerminalText.escaped(store.path))")
+        // A new sign-in starts afresh: a rate-limit wait imposed on the old one is not kept.
+        do {
+            let outbox = try OutboxStore(path: config.string(.database)!, access: .change)
+            if let until = try await outbox.liftRateLimitHold() {
+                try Terminal.standardOutput("the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: until))) is lifted")
+            }
+        } catch OutboxError.missing(_) {
+            // No outbox yet: nothing waits.
+        } catch {
+            Terminal.standardError("enlog: warning: signed in, but the rate-limit wait could not be lifted: \(error)")
+        }
     }
 
     static func signedIn(_ config: Config) async throws -> EvernoteAccount {
@@ -183,11 +212,11 @@ struct Notebooks: AsyncParsableCommand {
         let notebooks = try await Account.signedIn(try global.loadConfig()).noteStore().listNotebooks()
             .sorted { ($0.name ?? "").localizedCaseInsensitiveCompare($1.name ?? "") == .orderedAscending }
         if json {
-            Terminal.standardOutput(try AccountReport.json(notebooks))
+            try Terminal.standardOutput(try AccountReport.json(notebooks))
         } else {
             for notebook in notebooks {
                 let mark = notebook.defaultNotebook == true ? "  (default)" : ""
-                Terminal.standardOutput("\(notebook.name ?? "?")\(notebook.stack.map { "  [\($0)]" } ?? "")\(mark)")
+                try Terminal.standardOutput("\(notebook.name ?? "?")\(notebook.stack.map { "  [\($0)]" } ?? "")\(mark)")
             }
         }
     }

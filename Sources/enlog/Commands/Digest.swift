@@ -16,7 +16,8 @@ struct Digest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write one note for a day: its track (GPX), distance, time moving, places and route map.",
         discussion: """
-            The day runs midnight to midnight in note.time_zone (default: the system's). The note \
+            The day runs from its first instant to the next day's in note.time_zone (default: TZ, \
+            else the system's): midnight, or 01:00 where clocks go forward at midnight. The note \
             carries the day's fixes as a GPX 1.1 attachment and, with map.style = tiles, the route \
             drawn on a map fitted to it. A day is digested once: asking again names the note it has \
             (drop that note with `enlog queue drop` to write it anew). Exit 66 when the day has no fix.
@@ -49,12 +50,12 @@ struct Digest: AsyncParsableCommand {
         switch try await digest.write(day) {
         case .alreadyThere(let id):
             Terminal.standardError("enlog: \(day.name) has its digest already: note \(id)")
-            if json { Terminal.standardOutput(try OutboxJSON.encode(try await outbox.note(id: id))) }
+            if json { try Terminal.standardOutput(try OutboxJSON.encode(try await outbox.note(id: id))) }
         case .written(let note, _, _, let mapProblem, let mapPending):
             if json {
-                Terminal.standardOutput(try OutboxJSON.encode(note))
+                try Terminal.standardOutput(try OutboxJSON.encode(note))
             } else {
-                Terminal.standardOutput("logged note \(note.id!): \(note.title)")
+                try Terminal.standardOutput("logged note \(note.id!): \(note.title)")
             }
             if let mapProblem {
                 Terminal.standardError(mapPending ? "enlog: note: no route map yet (\(mapProblem)); it is made before upload"

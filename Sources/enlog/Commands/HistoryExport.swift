@@ -12,41 +12,45 @@ import Diary
 import Sync
 import Watch
 
-/// `enlog history --format gpx|geojson|csv [--date DAY | --since … --until …]`: the history as a
-/// track file on standard output.
-struct HistoryExport: ParsableArguments {
-    @Option(help: ArgumentHelp("Write the fixes as a track file: gpx (1.1), geojson or csv.", valueName: "format"))
-    var format: TrackFormat?
+/// What `enlog history` lists or exports: a window of time (`--since`, `--until`, or a whole day
+/// with `--date`), every bound read in the one zone days are counted in (note.time_zone, else
+/// TZ), and an optional track file format.
+struct HistoryWindow: ParsableArguments {
+    @Option(help: ArgumentHelp("Only fixes since this moment (YYYY-MM-DD in note.time_zone, or ISO 8601 date and time).",
+                               valueName: "date"))
+    var since: String?
+    @Option(help: ArgumentHelp("Only fixes before this moment (YYYY-MM-DD in note.time_zone, or ISO 8601 date and time).",
+                               valueName: "date"))
+    var until: String?
     @Option(help: ArgumentHelp("Only the fixes of this day (YYYY-MM-DD in note.time_zone).", valueName: "date"))
     var date: String?
-    @Option(help: ArgumentHelp("Only fixes before this date (YYYY-MM-DD, or ISO 8601 date and time).", valueName: "date"))
-    var until: String?
+    @Option(help: ArgumentHelp("Write the fixes as a track file: gpx (1.1), geojson or csv.", valueName: "format"))
+    var format: TrackFormat?
 
-    var isRequested: Bool { format != nil || date != nil || until != nil }
-
-    func run(global: GlobalOptions, since: Date?) async throws {
-        guard let format else { throw ValidationError("--date and --until go with --format gpx|geojson|csv") }
-        let context = try global.context()
-        let config = context.config
-        let zone = TrackDay.timeZone(config: config)
-        var start = since, end: Date?
+    /// The window's bounds (either may be open) in `zone`.
+    func bounds(in zone: TimeZone) throws -> (start: Date?, end: Date?) {
+        func moment(_ text: String?, _ flag: String) throws -> Date? {
+            guard let text else { return nil }
+            guard let date = TrackDay.moment(text, timeZone: zone) else {
+                throw ValidationError("\(flag) '\(text)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
+            }
+            return date
+        }
         if let date {
             guard since == nil, until == nil else { throw ValidationError("--date is a whole day: leave out --since and --until") }
             guard let day = TrackDay(date, timeZone: zone) else {
                 throw ValidationError("--date '\(date)' is not a date like 2026-11-22")
             }
-            (start, end) = (day.start, day.end)
+            return (day.start, day.end)
         }
-        if let until {
-            guard let limit = OutboxJSON.parseDate(until, timeZone: zone) else {
-                throw ValidationError("--until '\(until)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
-            }
-            end = limit
-        }
-        let outbox = try context.outbox(.read)
+        return (try moment(since, "--since"), try moment(until, "--until"))
+    }
+
+    /// Writes the fixes between `start` and `end` (with a note or not) as a track file on standard output.
+    func export(_ format: TrackFormat, from outbox: OutboxStore, start: Date?, end: Date?) async throws {
         let records = try await outbox.history(from: start ?? .distantPast, to: end ?? .distantFuture)
         let fixes = try records.map { try $0.fix() }
-        FileHandle.standardOutput.write(Data(TrackWriter.write(fixes, as: format, name: date.map { "enlog \($0)" } ?? "enlog history").utf8))
+        try Terminal.standardOutput(bytes: Data(TrackWriter.write(fixes, as: format, name: date.map { "enlog \($0)" } ?? "enlog history").utf8))
     }
 }
 

@@ -49,9 +49,9 @@ struct Import: AsyncParsableCommand {
                                          "repeatedTimes": summary.repeatedTimes, "notes": summary.notes,
                                          "notesAlreadyThere": summary.notesAlreadyThere]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            Terminal.standardOutput(String(decoding: data, as: UTF8.self))
+            try Terminal.standardOutput(String(decoding: data, as: UTF8.self))
         } else {
-            Terminal.standardOutput(summary.line + (notes ? "; \(summary.notes) notes written"
+            try Terminal.standardOutput(summary.line + (notes ? "; \(summary.notes) notes written"
                 + (summary.notesAlreadyThere > 0 ? " (\(summary.notesAlreadyThere) places had theirs)" : "") : ""))
         }
     }

@@ -136,13 +136,24 @@ struct Log: AsyncParsableCommand {
             let fix = if index == 0, let firstFix { firstFix } else { try await source.currentFix() }
             outcomes.append(try await logger.log(fix, historyFix: nil, message: words, attachments: files))
         }
+        do {
+            try report(outcomes)
+        } catch let error as OutputError {
+            // The notes are stored: a script that took the failure for "not logged" and ran `log`
+            // again would store them twice.
+            throw StoredButNotPrinted(ids: outcomes.map { $0.note.id! }, error: error)
+        }
+        if !noSync, let last = outcomes.last { await uploadOpportunistically(context: context, outbox: outbox, logged: last.note.id!) }
+    }
+
+    private func report(_ outcomes: [LocationLogger.Outcome]) throws {
         if json {
-            Terminal.standardOutput(outcomes.count == 1
+            try Terminal.standardOutput(outcomes.count == 1
                 ? try OutboxJSON.encode(outcomes[0].note, mapPending: outcomes[0].mapPending)
                 : try OutboxJSON.encode(outcomes.map(\.note), mapsPending: Set(outcomes.filter(\.mapPending).map { $0.note.id! })))
         }
         for outcome in outcomes where !json {
-            Terminal.standardOutput("logged note \(outcome.note.id!): \(outcome.note.title)")
+            try Terminal.standardOutput("logged note \(outcome.note.id!): \(outcome.note.title)")
             if let problem = outcome.addressProblem {
                 Terminal.standardError("enlog: note: no address yet (\(problem)); it is filled in before upload")
             }
@@ -151,7 +162,6 @@ struct Log: AsyncParsableCommand {
                                                           : "enlog: note: no map (\(problem))")
             }
         }
-        if !noSync, let last = outcomes.last { await uploadOpportunistically(context: context, outbox: outbox, logged: last.note.id!) }
     }
 
     /// After the note is stored and reported: if signed in and the network is there, upload a few
@@ -180,4 +190,18 @@ struct Log: AsyncParsableCommand {
             Terminal.standardError("enlog: upload failed: \(error.reason); \(queued)")
         }
     }
+}
+
+/// `log` stored its notes but could not say so on standard output.
+struct StoredButNotPrinted: ENLogError {
+    let ids: [Int64]
+    let error: OutputError
+
+    var reason: String {
+        let notes = ids.count == 1 ? "note \(ids[0]) is" : "notes \(ids.map(String.init).joined(separator: ", ")) are"
+        return "\(notes) stored; could not print: \(error.detail)"
+    }
+
+    var recoverySuggestion: String? { "do not log \(ids.count == 1 ? "it" : "them") again; `enlog queue list` shows the outbox" }
+    var category: ErrorCategory { error.category }
 }

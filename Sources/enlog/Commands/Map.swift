@@ -68,7 +68,7 @@ struct MapCommand: AsyncParsableCommand {
                                               accuracy: position.horizontalAccuracy)
         await renderer.finishCaching()
         guard let output else {
-            FileHandle.standardOutput.write(image.png)
+            try Terminal.standardOutput(bytes: image.png)
             return
         }
         do {
@@ -77,7 +77,7 @@ struct MapCommand: AsyncParsableCommand {
             throw MapOutputError(path: output, detail: (error as NSError).localizedFailureReason ?? error.localizedDescription)
         }
         let counts = image.statistics
-        Terminal.standardOutput("wrote \(output): \(image.width)×\(image.height) PNG, \(image.png.count) bytes, md5 \(image.md5); "
+        try Terminal.standardOutput("wrote \(TerminalText.escaped(output)): \(image.width)×\(image.height) PNG, \(image.png.count) bytes, md5 \(image.md5); "
             + "images: \(counts.fromMemory) from memory, \(counts.fromDisk) from disk, \(counts.downloaded) downloaded, "
             + "\(counts.revalidated) revalidated, \(counts.staleUsed) stale"
             + (counts.renderedFromCache ? "; the picture itself from the cache (made before from the same tiles)" : ""))

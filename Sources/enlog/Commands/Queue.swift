@@ -17,7 +17,8 @@ struct Queue: AsyncParsableCommand {
         abstract: "Inspect and manage the notes waiting in the outbox.",
         discussion: """
             Notes move through pending, sending and synced, or failed (retried later) and parked \
-            (kept, not retried).
+            (kept, not retried); or exported: written to an ENEX file by `enlog export --new`, \
+            which sync leaves alone.
 
             Examples:
               enlog queue list --state failed    failed notes, with their last error
@@ -49,13 +50,15 @@ struct Queue: AsyncParsableCommand {
             let outbox = try global.context().outbox(.read)
             let notes = if let state { try await outbox.notes(state: state) } else { try await outbox.allNotes() }
             let mapsPending = try await outbox.noteIdsWithPendingMaps()
+            let exports = try await outbox.exportRecords()
             if json {
-                Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending))
+                try Terminal.standardOutput(try OutboxJSON.encode(notes, mapsPending: mapsPending, exports: exports))
             } else if notes.isEmpty {
                 Terminal.standardError("the outbox is empty" + (state.map { " of \($0.rawValue) notes" } ?? ""))
             } else {
                 for note in notes {
-                    Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false))
+                    try Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false,
+                                                                export: note.id.flatMap { exports[$0] }))
                 }
             }
         }
@@ -93,14 +96,15 @@ struct Queue: AsyncParsableCommand {
                 if isatty(STDOUT_FILENO) == 1 {
                     throw ValidationError("refusing to write \(found.mime) bytes to a terminal: redirect the output (> \(found.fileName ?? "file"))")
                 }
-                FileHandle.standardOutput.write(found.body)
+                try Terminal.standardOutput(bytes: found.body)
                 return
             }
             if json {
                 let pending = try await outbox.pendingMap(of: id) != nil
-                Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending))
+                try Terminal.standardOutput(try OutboxJSON.encodeWithContent(note, resources: resources, mapPending: pending,
+                                                                             export: try await outbox.exportRecord(of: id)))
             } else {
-                Terminal.standardOutput(note.content)
+                try Terminal.standardOutput(note.content)
                 for resource in resources { Terminal.standardError(OutboxJSON.line(resource)) }
                 if try await outbox.pendingMap(of: id) != nil { Terminal.standardError("map pending: made before upload") }
             }
@@ -109,11 +113,13 @@ struct Queue: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Put a failed, parked or stuck note back in line for upload.",
+            abstract: "Put a failed, parked, exported or stuck note back in line for upload.",
             discussion: """
                 A note left `sending` by a sync that died or timed out is looked up in Evernote by \
                 the next sync before it is created, so it is never uploaded twice. Refused (exit 75) \
-                while a sync is running.
+                while a sync is running. Also lifts the wait a rate limit from Evernote imposed. \
+                An exported note is for when its ENEX file was never imported: the next sync still \
+                looks for it first, in every notebook, by its enlog.id.
 
                 Examples:
                   enlog queue retry 3 && enlog sync
@@ -124,8 +130,13 @@ struct Queue: AsyncParsableCommand {
         func run() async throws {
             let outbox = try global.context().outbox(.change)
             let result = try await SendingNoteRecovery.retry(id, outbox: outbox)
-            Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
-                + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : ""))
+            // Asking for a retry is asking not to wait: Evernote's rate limit, if it still holds,
+            // is met again by the next sync, which then waits anew.
+            let lifted = try await outbox.liftRateLimitHold()
+            try Terminal.standardOutput("note \(id) is \(result.note.state.rawValue) again"
+                + (result.wasSending ? "; the next sync first checks whether Evernote already has it" : "")
+                + (result.wasExported ? "; the next sync first looks for it in Evernote, in case its ENEX file was imported" : "")
+                + (lifted.map { "; the wait for Evernote's rate limit (until \(ISO8601DateFormatter().string(from: $0))) is lifted" } ?? ""))
         }
     }
 
@@ -150,14 +161,14 @@ struct Queue: AsyncParsableCommand {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw ValidationError("refusing to drop note \(id) without confirmation; pass --yes")
                 }
-                FileHandle.standardError.write(Data("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] ".utf8))
+                StandardError.write(TerminalText.oneLine("drop note \(id) (\(note.state.rawValue)) \"\(note.title)\"? [y/N] "))
                 guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                     Terminal.standardError("kept note \(id)")
                     return
                 }
             }
             let result = try await SendingNoteRecovery.drop(id, outbox: outbox)
-            Terminal.standardOutput("dropped note \(id)")
+            try Terminal.standardOutput("dropped note \(id)")
             if result.wasSending {
                 Terminal.standardError("enlog: note: note \(id) was being sent when its sync stopped; it may already be in Evernote")
             }
@@ -173,38 +184,34 @@ struct History: AsyncParsableCommand {
         discussion: """
             One line per fix, always five tab-separated columns: time, latitude,longitude, \
             altitude, accuracy, source ("-" when unknown). --track also lists the fixes without \
-            a note: the route watch keeps and imported tracks. --format exports every fix.
+            a note: the route watch keeps and imported tracks. --format exports every fix. \
+            --since, --until and --date are read in note.time_zone (default: TZ, else the system's).
 
             Examples:
               enlog history --since 2026-11-01
               enlog history --since 2026-11-22T08:00:00Z --json
               enlog history --track --since 2026-11-22
               enlog history | cut -f2
+              enlog history --date 2026-11-22
               enlog history --date 2026-11-22 --format gpx > day.gpx
             """)
     @OptionGroup var global: GlobalOptions
-    @Option(help: ArgumentHelp("Only fixes since this date (YYYY-MM-DD, or ISO 8601 date and time).", valueName: "date"))
-    var since: String?
+    @OptionGroup var window: HistoryWindow
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "Also list fixes without a note (the track watch keeps, imported tracks).") var track = false
-    @OptionGroup var export: HistoryExport
 
     func run() async throws {
-        let start = try since.map { text -> Date in
-            guard let date = OutboxJSON.parseDate(text) else {
-                throw ValidationError("--since '\(text)' is not a date like 2026-11-22 or 2026-11-22T08:00:00Z")
-            }
-            return date
-        }
-        if export.isRequested {
-            if json { throw ValidationError("--json and --format are two outputs: choose one") }
-            return try await export.run(global: global, since: start)
-        }
-        let fixes = try await global.context().outbox(.read).history(since: start, notedOnly: !track)
+        if window.format != nil && json { throw ValidationError("--json and --format are two outputs: choose one") }
+        let context = try global.context()
+        let config = context.config
+        let (start, end) = try window.bounds(in: config.timeZone)
+        let outbox = try context.outbox(.read)
+        if let format = window.format { return try await window.export(format, from: outbox, start: start, end: end) }
+        let fixes = try await outbox.history(since: start, until: end, notedOnly: !track)
         if json {
-            Terminal.standardOutput(try OutboxJSON.encode(fixes))
+            try Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {
-            for fix in fixes { Terminal.standardOutput(OutboxJSON.line(fix)) }
+            for fix in fixes { try Terminal.standardOutput(OutboxJSON.line(fix)) }
         }
     }
 }
@@ -237,7 +244,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             let config = try global.loadConfig()
-            Terminal.standardOutput(json ? try ConfigReport.json(config) : ConfigReport.text(config))
+            try Terminal.standardOutput(json ? try ConfigReport.json(config) : ConfigReport.text(config))
         }
     }
 }

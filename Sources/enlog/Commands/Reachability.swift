@@ -68,18 +68,18 @@ struct Reachability: AsyncParsableCommand {
         if json || pretty {
             var described: [String: Any] = ["remembered": targets.remembered, "probes": targets.probes]
             if let proxy = targets.proxy { described["proxy"] = proxy }
-            Terminal.standardOutput(report.json(pretty: pretty, targets: described))
+            try Terminal.standardOutput(report.json(pretty: pretty, targets: described))
         } else {
             var used: [String] = []
             if let proxy = targets.proxy { used.append("proxy \(proxy)") }
             if !targets.remembered.isEmpty { used.append("NoteStore address \(targets.remembered.joined(separator: ", "))") }
             if !targets.probes.isEmpty { used.append("probes \(targets.probes.joined(separator: ", "))") }
-            Terminal.standardOutput("targets: " + used.joined(separator: "; "))
+            try Terminal.standardOutput("targets: " + used.joined(separator: "; "))
             let time = String(format: "%.1f ms", report.elapsedMilliseconds)
             switch report.verdict {
-            case .reachable(let address): Terminal.standardOutput("reachable: \(address) answered in \(time)")
-            case .noUplink: Terminal.standardOutput("no uplink: a route exists but no probe answered within \(time)")
-            case .offline: Terminal.standardOutput("offline: no route to any probe address (\(time))")
+            case .reachable(let address): try Terminal.standardOutput("reachable: \(address) answered in \(time)")
+            case .noUplink: try Terminal.standardOutput("no uplink: a route exists but no probe answered within \(time)")
+            case .offline: try Terminal.standardOutput("offline: no route to any probe address (\(time))")
             }
         }
         if case .reachable = report.verdict { return }

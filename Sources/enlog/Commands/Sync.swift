@@ -48,7 +48,7 @@ struct Sync: AsyncParsableCommand {
         let outbox = try context.outbox()
         // Progress only on a terminal; -q wins over -v.
         let printer = SyncProgressPrinter(terminal: !quiet && SyncProgressPrinter.drawsProgress(), verbose: verbose && !quiet,
-                                          write: { FileHandle.standardError.write(Data($0.utf8)) })
+                                          write: { StandardError.write($0) })
         let outcome: SyncSession.Outcome
         do {
             outcome = try await SyncSession(context: context, outbox: outbox, account: try await Account.signedIn(config))
@@ -60,9 +60,9 @@ struct Sync: AsyncParsableCommand {
         printer.finish()
         let summary = outcome.summary
         if json {
-            Terminal.standardOutput(try JSONOutput.encode(summary))
+            try Terminal.standardOutput(try JSONOutput.encode(summary))
         } else if !quiet, case .synced = outcome {
-            Terminal.standardOutput(SyncReport.line(summary))
+            try Terminal.standardOutput(SyncReport.line(summary))
         }
         let status = ExitStatus.of(summary.verdict)
         guard status != .success else { return }
@@ -138,7 +138,7 @@ enum SyncReport {
             case .noUplink: return "no uplink (a route exists, no probe answered); \(left) (run `enlog sync` later)"
             case .rateLimited:
                 let until = summary.notBefore.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-                return "Evernote asked to slow down\(until); \(left)"
+                return "Evernote asked to slow down\(until)\(why); \(left)"
             default:
                 if summary.failure == nil, summary.addressLookupsFailed > 0, let waiting = addressWait(summary) { return waiting }
                 if summary.failure == nil, summary.mapsFailed > 0, let maps = mapReport(summary) {

@@ -50,7 +50,7 @@ struct Validate: ParsableCommand {
                 for line in ENMLReportFormat.compilerLines(for: result) { Terminal.standardError(line) }
             }
         }
-        if json { Terminal.standardOutput(try ENMLReportFormat.json(for: results)) }
+        if json { try Terminal.standardOutput(try ENMLReportFormat.json(for: results)) }
         if results.contains(where: { if case .failure = $0.outcome { true } else { false } }) {
             throw ExitStatus.usage.exitCode
         }

@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
+
+/// The outbox on a file system with no space left (a small tmpfs, filled): every command that
+/// writes says "no space left" with exit 73 and stores nothing; every command that reads still
+/// reads; once space is freed, writing works again.
+final class DiskFullTests: XCTestCase {
+    var mountPoint: TemporaryDirectory!
+    var mounted = false
+
+    override func setUpWithError() throws {
+        mountPoint = try TemporaryDirectory()
+        let mount = try Subprocess.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", mountPoint.url.path])
+        guard mount.status == 0 else {
+            throw XCTSkip("cannot mount a tmpfs to fill (needs root or CAP_SYS_ADMIN): \(mount.standardError)")
+        }
+        mounted = true
+    }
+
+    override func tearDownWithError() throws {
+        if mounted { _ = try Subprocess.run(URL(fileURLWithPath: "/bin/umount"), [mountPoint.url.path]) }
+    }
+
+    /// Writes a file until the file system refuses another byte.
+    func fill(_ path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(fd, block, block.count) > 0 {}
+        XCTAssertEqual(errno, ENOSPC)
+        var one: UInt8 = 0
+        while write(fd, &one, 1) > 0 {}
+    }
+
+    func testAFullDiskIsSaidSoByWritersAndReadersKeepReading() throws {
+        var home = try EnlogHome()
+        let database = mountPoint.url.path + "/enlog.sqlite"
+        home.extraEnvironment["ENLOG_DB"] = database
+        for longitude in ["11.1", "11.2"] {
+            let logged = try home.run("log", "--at", "48.1,\(longitude)", "--no-sync", "--no-geocode")
+            XCTAssertEqual(logged.status, 0, logged.standardError)
+        }
+        let filler = mountPoint.url.path + "/filler"
+        try fill(filler)
+
+        let full = "enlog: error: no space left on the disk holding outbox \(database) (free some disk space and try again)"
+        let writers: [[String]] = [
+            ["log", "--at", "48.1,11.3", "--no-sync", "--no-geocode"],
+            ["import", Fixtures.root.appendingPathComponent("nmea/walk.nmea").path],
+            ["queue", "drop", "2", "--yes"],
+        ]
+        for arguments in writers {
+            let result = try home.run(arguments)
+            XCTAssertEqual(result.status, 73, "\(arguments): \(result.standardError)")
+            XCTAssertEqual(result.standardErrorLines, [full], "\(arguments)")
+        }
+        let readers: [[String]] = [["queue", "list"], ["queue", "list", "--json"], ["history"], ["history", "--format", "gpx"],
+                                   ["queue", "show", "1"], ["queue", "show", "2", "--json"]]
+        for arguments in readers {
+            let result = try home.run(arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments) on a full disk: \(result.standardError)")
+            XCTAssertFalse(result.standardOutput.isEmpty, "\(arguments)")
+        }
+        XCTAssertEqual(try home.run("queue", "list").standardOutput.split(separator: "\n").count, 2, "nothing stored, nothing dropped")
+
+        XCTAssertEqual(unlink(filler), 0)
+        let again = try home.run("log", "--at", "48.1,11.3", "--no-sync", "--no-geocode")
+        XCTAssertEqual(again.status, 0, again.standardError)
+        XCTAssertEqual(try home.run("queue", "list").standardOutput.split(separator: "\n").count, 3)
+        XCTAssertEqual(try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import XCTest
+
+/// Package.swift claims only what is true: the sources call Glibc unconditionally (Linux only), they
+/// build in Swift 6 language mode, and every target is used.
+final class PackageManifestTests: XCTestCase {
+    static let root = Fixtures.repositoryRoot
+
+    func manifest() throws -> String {
+        try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    }
+
+    func testManifestClaimsNoPlatformBesidesLinuxAndSwift6Mode() throws {
+        let text = try manifest()
+        XCTAssertFalse(text.contains("platforms:"), "the sources call Glibc unconditionally: claim no other platform")
+        XCTAssertFalse(text.contains("swiftLanguageModes"), "the package builds in Swift 6 language mode")
+    }
+
+    func testEverySystemLibraryTargetIsImportedAndEverySourceFolderIsATarget() throws {
+        let text = try manifest()
+        let systemLibraries = text.matches(of: /\.systemLibrary\(name: "(\w+)"/).map { String($0.output.1) }
+        XCTAssertFalse(systemLibraries.isEmpty)
+        let sources = Self.root.appendingPathComponent("Sources")
+        var imports = Set<String>()
+        let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        while let file = walker?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            let code = try String(contentsOf: file, encoding: .utf8)
+            for match in code.matches(of: /(?m)^\s*import\s+(\w+)/) { imports.insert(String(match.output.1)) }
+        }
+        let targets = Set(text.matches(of: /\.(?:systemLibrary|target|executableTarget)\(\s*name: "(\w+)"/).map { String($0.output.1) })
+        for library in systemLibraries {
+            // Imported by Swift code, or the dependency of a C target that wraps it.
+            let wrapped = text.firstMatch(of: try Regex("dependencies: \\[[^\\]]*\"\(library)\"")) != nil
+            XCTAssertTrue(imports.contains(library) || wrapped,
+                          "system-library target \(library) is used by nothing")
+        }
+        for folder in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+            XCTAssertTrue(targets.contains(folder), "Sources/\(folder) is no target of Package.swift")
+        }
+    }
+
+    /// The library targets in the order data flows through them: location -> note -> outbox ->
+    /// sync -> Evernote. A target may use only those before it, in Package.swift and in its imports.
+    static let layers = ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose",
+                         "Outbox", "Diary", "Sync", "Export", "Watch", "Fuzzing", "enlog"]
+
+    func testEveryTargetDependsOnlyOnTargetsBeforeItInTheFlow() throws {
+        let text = try manifest()
+        var declared: [String: [String]] = [:]
+        for match in text.matches(of: /\.(?:target|executableTarget)\(\s*name: "(\w+)",\s*dependencies: \[([^\]]*)\]/) {
+            let names = String(match.output.2).matches(of: /(?:^|[\s\[,])"(\w+)"/).map { String($0.output.1) }
+            declared[String(match.output.1)] = names
+        }
+        for (rank, layer) in Self.layers.enumerated() {
+            let dependencies = try XCTUnwrap(declared[layer], "Package.swift has no target \(layer) with dependencies") 
+            for dependency in dependencies {
+                guard let dependencyRank = Self.layers.firstIndex(of: dependency) else { continue }   // C and package products
+                XCTAssertLessThan(dependencyRank, rank, "\(layer) depends on \(dependency), which comes after it in the flow")
+            }
+        }
+        XCTAssertEqual(declared["Support"], [], "Support is the bottom layer")
+    }
+
+    func testNoSourceImportsATargetAfterItsOwn() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        var checked = 0
+        for (rank, layer) in Self.layers.enumerated() {
+            let walker = FileManager.default.enumerator(at: sources.appendingPathComponent(layer), includingPropertiesForKeys: nil)
+            while let file = walker?.nextObject() as? URL {
+                guard file.pathExtension == "swift" else { continue }
+                checked += 1
+                let code = try String(contentsOf: file, encoding: .utf8)
+                for match in code.matches(of: /(?m)^\s*(?:@\w+\s+)*import\s+(\w+)/) {
+                    let module = String(match.output.1)
+                    guard let imported = Self.layers.firstIndex(of: module) else { continue }
+                    XCTAssertLessThan(imported, rank, "\(layer)/\(file.lastPathComponent) imports \(module), which comes after it in the flow")
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 100)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
+
+/// `TZ` is read as the C library reads it: every value stamps notes with the offset `date`
+/// (glibc) shows for the same moment.
+final class TimeZoneNameTests: XCTestCase {
+    static let values = ["UTC+14", "<+14>-14", "EST5EDT", ":Europe/Paris", "Europe/Paris", "UTC", "<-0330>3:30",
+                         "CET-1CEST,M3.5.0,M10.5.0/3", "NZST-12NZDT,M9.5.0,M4.1.0/3", "PST8PDT,M3.2.0,M11.1.0"]
+
+    /// `TZ=value date -d @instant +%z`, as ±hh:mm.
+    func glibcOffset(_ tz: String, at instant: Int) throws -> String {
+        let result = try Subprocess.run(URL(fileURLWithPath: "/bin/date"), ["-d", "@\(instant)", "+%z"], environment: ["TZ": tz])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let text = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(text.prefix(3)) + ":" + String(text.suffix(2))
+    }
+
+    func offset(_ zone: TimeZone, at instant: Int) -> String {
+        let seconds = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
+        return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
+    }
+
+    /// Winter and summer of both hemispheres, and the hours around Europe's change in March.
+    func testEveryValueHasGlibcsOffsetAllYear() throws {
+        let instants = [1_768_478_400, 1_784_116_800, 1_774_746_000, 1_774_749_600]
+        for tz in Self.values {
+            let zone = try XCTUnwrap(TimeZoneName.resolve(tz), tz)
+            for instant in instants {
+                XCTAssertEqual(offset(zone, at: instant), try glibcOffset(tz, at: instant), "TZ=\(tz) at \(instant)")
+            }
+        }
+        XCTAssertNil(TimeZoneName.resolve("Nowhere/Land"))
+        XCTAssertNil(TimeZoneName.resolve(":No/Such/File"))
+        XCTAssertNil(TimeZoneName.resolve("../../../etc/passwd"))
+    }
+
+    /// The note's time, with each `TZ` (and an invalid one: UTC, as glibc, with a warning).
+    func testNotesAreStampedWithTheOffsetDateShows() throws {
+        for tz in Self.values + ["Nowhere/Land"] {
+            var home = try EnlogHome()
+            home.extraEnvironment["TZ"] = tz
+            let logged = try home.run("log", "--at", "1,2", "--no-geocode", "--no-sync")
+            XCTAssertEqual(logged.status, 0, "TZ=\(tz): \(logged.standardError)")
+            XCTAssertEqual(logged.standardError.contains("warning: TZ"), tz == "Nowhere/Land", "TZ=\(tz): \(logged.standardError)")
+            let shown = try home.run("queue", "show", "1")
+            let line = try XCTUnwrap(shown.standardOutput.split(separator: "\n").first { $0.contains("Time: ") }, shown.standardOutput)
+            let stamp = try XCTUnwrap(home.history().first?["timestamp"] as? String)
+            let instant = Int(try XCTUnwrap(ISO8601DateFormatter().date(from: stamp)).timeIntervalSince1970)
+            XCTAssertTrue(line.contains(" \(try glibcOffset(tz, at: instant)) ("), "TZ=\(tz): \(line)")
+        }
+    }
+}

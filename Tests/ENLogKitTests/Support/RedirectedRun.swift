@@ -1,0 +1,131 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program run to completion with its standard streams set up the way a hostile caller sets
+/// them up (stdout on /dev/full, closed, or a pipe nobody reads; stdin on a FIFO or a device),
+/// reaped with `wait4` for the child's own peak memory. A child still running at `deadline` is
+/// killed and reported as hung: the deadline fails a hang, it does not time anything.
+enum RedirectedRun {
+    enum Output: Sendable, CustomStringConvertible {
+        /// Opened for writing (/dev/full, a file).
+        case file(String)
+        /// fd 1 closed (`>&-`).
+        case closed
+        /// A pipe whose reading end is closed before the child starts (`| head -0`).
+        case closedPipe
+
+        var description: String {
+            switch self {
+            case .file(let path): return ">\(path)"
+            case .closed: return ">&-"
+            case .closedPipe: return "| (closed)"
+            }
+        }
+    }
+
+    enum Input: Sendable {
+        case null
+        /// Opened without blocking (a FIFO with no writer would block a plain open) and handed over.
+        case file(String)
+    }
+
+    struct Result {
+        /// The exit status, or 128 + the signal that ended the child (as a shell reports it).
+        var status: Int32
+        var signal: Int32?
+        var standardOutput: String
+        var standardError: String
+        /// The child's peak resident set (`ru_maxrss`), kilobytes.
+        var peakKilobytes: Int
+        var hung: Bool
+
+        var errorLines: [String] { standardError.split(separator: "\n").map(String.init).filter { $0.hasPrefix("enlog: error:") } }
+    }
+
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String],
+                    standardOutput: Output? = nil, standardError: Output? = nil, standardInput: Input = .null,
+                    deadline: Duration = .seconds(180), memoryLimit: Int? = nil) throws -> Result {
+        let scratch = try TemporaryDirectory()
+        let errPath = scratch.path("stderr"), outPath = scratch.path("stdout")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var heldOpen: [Int32] = []
+        defer { heldOpen.forEach { close($0) } }
+        switch standardInput {
+        case .null:
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        case .file(let path):
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            // The child gets a blocking descriptor, as a shell's `<` gives one.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            heldOpen.append(fd)
+            posix_spawn_file_actions_adddup2(&actions, fd, 0)
+        }
+        for (descriptor, output, capture) in [(Int32(1), standardOutput, outPath), (2, standardError, errPath)] {
+            switch output {
+            case nil:
+                posix_spawn_file_actions_addopen(&actions, descriptor, capture, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            case .file(let path)?:
+                posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY, 0)
+            case .closed?:
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            case .closedPipe?:
+                var ends: [Int32] = [-1, -1]
+                guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+                close(ends[0])
+                _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+                heldOpen.append(ends[1])
+                posix_spawn_file_actions_adddup2(&actions, ends[1], descriptor)
+            }
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2, !heldOpen.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), all = sigset_t()
+        sigemptyset(&empty)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // With a memory limit, a shell sets it and becomes the program (exec: the same process,
+        // so `wait4` still measures the program): one that reads without bound then fails at
+        // the limit instead of taking the machine with it.
+        let program = memoryLimit == nil ? executable.path : "/bin/sh"
+        let limited = memoryLimit.map { ["-c", "ulimit -d \($0 / 1024) && exec \"$0\" \"$@\"", executable.path] } ?? []
+        let argv = ([program] + limited + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
+        heldOpen.forEach { close($0) }
+        heldOpen = []
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+
+        var raw: Int32 = 0
+        var usage = rusage()
+        var hung = false
+        let end = ContinuousClock.now + deadline
+        while true {
+            let reaped = wait4(pid, &raw, WNOHANG, &usage)
+            if reaped == pid { break }
+            if reaped < 0 && errno != EINTR { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECHILD) }
+            if ContinuousClock.now > end && !hung {
+                hung = true
+                kill(pid, SIGKILL)
+            }
+            usleep(10_000)
+        }
+        let signal: Int32? = raw & 0x7f == 0 ? nil : raw & 0x7f
+        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return Result(status: signal.map { 128 + $0 } ?? (raw >> 8) & 0xff, signal: signal,
+                      standardOutput: read(outPath), standardError: read(errPath),
+                      peakKilobytes: Int(usage.ru_maxrss), hung: hung)
+    }
+}
