@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // Linux only (Debian 12 is what CI runs): the sources call Glibc directly, so no other platform is claimed.
@@ -75,6 +76,9 @@ let package = Package(
         // that marks notes holds the sync lock.
         .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Sync"]),
         .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync"]),
+        // How each parser of outside input is driven, one input at a time: the libFuzzer targets
+        // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.
+        .target(name: "Fuzzing", dependencies: ["EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Diary"]),
         .executableTarget(
             name: "enlog",
             dependencies: [
@@ -85,7 +89,20 @@ let package = Package(
         .testTarget(
             name: "ENLogKitTests",
             dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "enlog",
-                           .product(name: "GRDB", package: "GRDB.swift")]
+                           "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Mustache", package: "swift-mustache")]
         ),
     ]
 )
+
+// The libFuzzer targets (Fuzz/<name>/, built and run by scripts/fuzz): libFuzzer supplies their
+// `main`, so they belong to the package only in the fuzz build (ENLOG_FUZZ=1), never to
+// `swift build` or `swift test`. Each runs one `FuzzTarget` of the Fuzzing target.
+if Context.environment["ENLOG_FUZZ"] != nil {
+    let fuzz = Context.packageDirectory + "/Fuzz"
+    for name in ((try? FileManager.default.contentsOfDirectory(atPath: fuzz)) ?? []).sorted()
+    where FileManager.default.fileExists(atPath: "\(fuzz)/\(name)/fuzz.swift") {
+        package.targets.append(.executableTarget(name: "fuzz-\(name)", dependencies: ["Fuzzing"], path: "Fuzz/\(name)",
+                                                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

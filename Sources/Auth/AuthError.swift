@@ -49,7 +49,13 @@ public enum AuthError: ENLogError, Equatable {
     /// plain http:// to a host that is not loopback: every sync would refuse it.
     case insecureNoteStore(String)
 
+    /// One line whatever the payloads hold: some quote the server or the browser (an `error=`
+    /// value, a token endpoint's error code), which may carry line breaks and control characters.
     public var reason: String {
+        HTTPText.oneLine(unflattenedReason, limit: 1000)
+    }
+
+    private var unflattenedReason: String {
         switch self {
         case .accessDenied:
             return "you denied access: Evernote did not authorize enlog"

@@ -270,13 +270,11 @@ public final class LoopbackCallbackListener: Sendable {
 
     /// Answers one complete request; returns the parameters when it ends the wait.
     private func handle(_ client: Int32, head: String, classify: (CallbackParameters) -> CallbackVerdict) -> CallbackParameters? {
-        guard let requestLine = head.split(separator: "\r\n", maxSplits: 1).first else { return nil }
-        let words = requestLine.split(separator: " ")
-        guard words.count == 3, words[0] == "GET" || words[0] == "HEAD" else {
+        guard let target = Self.requestTarget(ofHead: head) else {
             respond(client, status: "405 Method Not Allowed", html: page("Method not allowed", ""))
             return nil
         }
-        let parameters = CallbackParameters(requestTarget: String(words[1]))
+        let parameters = CallbackParameters(requestTarget: target)
         guard parameters.path == path else {
             respond(client, status: "404 Not Found", html: page("Not found", ""))
             return nil
@@ -293,6 +291,15 @@ public final class LoopbackCallbackListener: Sendable {
                 "This authorization does not belong to the running enlog login (\(why)). Use the URL enlog printed."))
             return nil
         }
+    }
+
+    /// The target of a request head's request line (`GET /oauth_callback?… HTTP/1.1`); nil when
+    /// there is none or its method is not GET or HEAD.
+    package static func requestTarget(ofHead head: String) -> String? {
+        guard let requestLine = head.split(separator: "\r\n", maxSplits: 1).first else { return nil }
+        let words = requestLine.split(separator: " ")
+        guard words.count == 3, words[0] == "GET" || words[0] == "HEAD" else { return nil }
+        return String(words[1])
     }
 
     private func page(_ title: String, _ message: String) -> String {

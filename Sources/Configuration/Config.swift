@@ -128,14 +128,24 @@ public struct Config: Sendable {
     ///     configuration knows none of them and is handed them by whoever builds it.
     public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 flags: [String: Flag] = [:], checks: [Setting: SettingCheck] = [:]) throws(ConfigError) {
-        paths = XDGPaths(environment: environment)
+        let paths = XDGPaths(environment: environment)
         if path?.isEmpty == true { throw .invalidValue(origin: .flag("--config"), name: "config", reason: "is empty; it must be a path") }
-        filePath = path ?? paths.configFile
+        let filePath = path ?? paths.configFile
+        let contents = path != nil || FileManager.default.fileExists(atPath: filePath) ? try Self.readFile(filePath) : nil
+        try self.init(filePath: filePath, fileContents: contents, paths: paths, environment: environment, flags: flags, checks: checks)
+    }
+
+    /// The configuration with `fileContents` as the bytes of the file at `filePath` (nil: there
+    /// is none): everything `init(path:)` does but the reading, so that any bytes can be given.
+    package init(filePath: String, fileContents: [UInt8]?, paths: XDGPaths, environment: [String: String],
+                 flags: [String: Flag] = [:], checks: [Setting: SettingCheck] = [:]) throws(ConfigError) {
+        self.paths = paths
+        self.filePath = filePath
         for setting in Setting.all {
             resolved[setting.name] = Resolved(value: setting.defaultValue, origin: .defaultValue)
         }
-        if path != nil || FileManager.default.fileExists(atPath: filePath) {
-            for (name, value) in try Self.readFile(filePath) {
+        if let fileContents {
+            for (name, value) in try Self.settings(fromTOML: fileContents, path: filePath) {
                 resolved[name] = Resolved(value: value, origin: .file(filePath))
             }
         }
@@ -198,17 +208,24 @@ public struct Config: Sendable {
 
     // MARK: - Reading and checking
 
-    /// Lists are flattened to comma-separated text, the same form the environment uses.
-    private static func readFile(_ path: String) throws(ConfigError) -> [(String, String)] {
-        let bytes: [UInt8]
+    private static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
         do {
-            bytes = try FileBytes.read(path, limit: .smallText)
+            return try FileBytes.read(path, limit: .smallText)
         } catch {
             throw .unreadable(path: path, reason: error.reason)
         }
+    }
+
+    /// The settings a config file's bytes give, by name. Lists are flattened to comma-separated
+    /// text, the same form the environment uses.
+    private static func settings(fromTOML bytes: [UInt8], path: String) throws(ConfigError) -> [(String, String)] {
         // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
         guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
             throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")
+        }
+        if let bad = TOMLHeaderGuard.firstBadHeaderKey(in: contents) {
+            throw .syntax(path: path, line: bad.line, column: bad.column,
+                          message: "a table header's name must start with a letter, a digit, '-', '_' or a quote")
         }
         let table: TOMLTable
         do {

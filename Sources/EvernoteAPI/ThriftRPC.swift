@@ -7,43 +7,43 @@ public protocol ThriftTransport: Sendable {
 }
 
 /// How to read field 0 (`success`) of a `<method>_result` struct.
-struct ThriftResultReader<Value>: Sendable {
+package struct ThriftResultReader<Value>: Sendable {
     let type: ThriftType
     let read: @Sendable (inout ThriftBinaryReader) throws(ThriftError) -> Value
 }
 
 extension ThriftResultReader where Value: ThriftStruct {
-    static var structure: ThriftResultReader<Value> {
+    package static var structure: ThriftResultReader<Value> {
         ThriftResultReader(type: .struct) { (r: inout ThriftBinaryReader) throws(ThriftError) in try Value(from: &r) }
     }
 }
 
 extension ThriftResultReader {
-    static func list<S: ThriftStruct>(of _: S.Type) -> ThriftResultReader<[S]> {
+    package static func list<S: ThriftStruct>(of _: S.Type) -> ThriftResultReader<[S]> {
         ThriftResultReader<[S]>(type: .list) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readStructList(S.self) }
     }
 }
 
 extension ThriftResultReader where Value == Bool {
-    static var bool: ThriftResultReader<Bool> {
+    package static var bool: ThriftResultReader<Bool> {
         ThriftResultReader(type: .bool) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readBool() }
     }
 }
 
 extension ThriftResultReader where Value == Int32 {
-    static var int32: ThriftResultReader<Int32> {
+    package static var int32: ThriftResultReader<Int32> {
         ThriftResultReader(type: .i32) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readI32() }
     }
 }
 
 extension ThriftResultReader where Value == String {
-    static var string: ThriftResultReader<String> {
+    package static var string: ThriftResultReader<String> {
         ThriftResultReader(type: .string) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readString() }
     }
 }
 
 /// The message-level half of an EDAM call, kept free of I/O so it can be tested byte for byte.
-enum ThriftRPC {
+package enum ThriftRPC {
     /// Encodes `<method>_args` as a strict CALL message; `arguments` holds the encoded fields
     /// of the args struct without its STOP.
     static func encodeCall(method: String, seqid: Int32, arguments: [UInt8]) -> [UInt8] {
@@ -68,7 +68,7 @@ enum ThriftRPC {
 
     /// Decodes one REPLY/EXCEPTION message for `method`/`seqid`. Declared exceptions sit at
     /// result fields 1 (user), 2 (system), 3 (not found); an exception wins over a result.
-    static func decodeReply<Value>(_ bytes: [UInt8], method: String, seqid: Int32,
+    package static func decodeReply<Value>(_ bytes: [UInt8], method: String, seqid: Int32,
                                    limits: ThriftReaderLimits = .default,
                                    result: ThriftResultReader<Value>) throws(EvernoteError) -> Value {
         let outcome: Outcome<Value>

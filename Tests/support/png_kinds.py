@@ -2,9 +2,10 @@
 """PNG tiles of every kind a tile server may send, written by pypng (not libpng), and the check
 of a canvas they were drawn on (read by Pillow).
 
-  png_kinds.py write DIR
-      writes DIR/<kind>.png, 256x256 each: palette (with and without tRNS), grey at 1, 8 and 16
-      bits, grey+alpha, RGB and RGBA at 8 and 16 bits, and interlaced (Adam7) RGB and palette
+  png_kinds.py write DIR [SIDE]
+      writes DIR/<kind>.png, 256x256 each (SIDE x SIDE when given, as the fuzzer's small seeds):
+      palette (with and without tRNS), grey at 1, 8 and 16 bits, grey+alpha, RGB and RGBA at 8
+      and 16 bits, and interlaced (Adam7) RGB and palette
   png_kinds.py compare TILE CANVAS X Y
       CANVAS (an RGB PNG) must show TILE with its top-left corner at (X, Y) over the canvas's
       background (the colour of CANVAS's pixel (0, 0), which the tile must not cover), clipped
@@ -20,21 +21,21 @@ from PIL import Image
 SIDE = 256
 
 
-def pattern(x, y):
+def pattern(x, y, side=SIDE):
     """Smooth ramps, sharp edges and single-pixel detail, so every row filter and palette entry is used."""
-    red = (x * 255) // (SIDE - 1)
-    green = (y * 255) // (SIDE - 1)
+    red = (x * 255) // max(side - 1, 1)
+    green = (y * 255) // max(side - 1, 1)
     blue = ((x // 16 + y // 16) % 2) * 200 + (x * y) % 55
     alpha = 255 if x < 64 else (0 if x < 80 else (x + 3 * y) % 256)
     return red, green, blue, alpha
 
 
-def write(directory):
-    rows8 = [[pattern(x, y) for x in range(SIDE)] for y in range(SIDE)]
+def write(directory, side=SIDE):
+    rows8 = [[pattern(x, y, side) for x in range(side)] for y in range(side)]
 
     def save(name, rows, **options):
         with open(f"{directory}/{name}.png", "wb") as out:
-            png.Writer(SIDE, SIDE, **options).write(out, rows)
+            png.Writer(side, side, **options).write(out, rows)
 
     flat = lambda pixel_rows, channels: [[v for pixel in row for v in pixel[:channels]] for row in pixel_rows]
     rgb = flat(rows8, 3)
@@ -52,7 +53,7 @@ def write(directory):
     save("rgb8_interlaced", rgb, greyscale=False, bitdepth=8, interlace=True)
     # A palette of 64 colours; with tRNS the first 16 entries are see-through to different degrees.
     palette = [((i * 37) % 256, (i * 91) % 256, (i * 53) % 256) for i in range(64)]
-    indices = [[(x // 8 + y // 8 * 3 + (x * y) % 7) % 64 for x in range(SIDE)] for y in range(SIDE)]
+    indices = [[(x // 8 + y // 8 * 3 + (x * y) % 7) % 64 for x in range(side)] for y in range(side)]
     save("palette", indices, palette=palette, bitdepth=8)
     save("palette_trns", indices, palette=[c + ((i * 16) % 256 if i < 16 else 255,) for i, c in enumerate(palette)],
          bitdepth=8)
@@ -81,6 +82,6 @@ def compare(tile_path, canvas_path, left, top):
 
 if __name__ == "__main__":
     if sys.argv[1] == "write":
-        write(sys.argv[2])
+        write(sys.argv[2], *(int(side) for side in sys.argv[3:4]))
     else:
         compare(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))

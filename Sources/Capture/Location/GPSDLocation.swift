@@ -109,7 +109,7 @@ public struct GPSDLocation: LocationSource {
 }
 
 /// One connection's worth of state, on the thread that waits for gpsd.
-struct GPSDSession {
+package struct GPSDSession {
     private let endpoint: GPSDLocation.Endpoint
     private let timeout: TimeInterval
     private let filter: QualityFilter
@@ -173,7 +173,7 @@ struct GPSDSession {
     }
 
     /// What one report line says, as far as enlog cares.
-    enum Line: Equatable {
+    package enum Line: Equatable {
         case devices(empty: Bool)
         /// A TPV report; the fix when it has a usable position (mode ≥ 2, a time when ages matter).
         case report(Fix?)
@@ -182,7 +182,7 @@ struct GPSDSession {
 
     /// Decodes one line of gpsd's JSON stream. `needsTime`: a TPV without a time has an unknown
     /// age (gpsd sends a few before it knows the date), so it gives no fix when ages matter.
-    static func decode(line: Data, needsTime: Bool) -> Line {
+    package static func decode(line: Data, needsTime: Bool) -> Line {
         guard let report = try? JSONDecoder().decode(Report.self, from: line) else { return .other }
         switch report.kind {
         case "DEVICES":

@@ -14,7 +14,12 @@ public enum PhotoError: ENLogError, Equatable {
     /// Not a JPEG, TIFF or PNG: a file whose EXIF tags enlog cannot reach (HEIC, WebP, …).
     case unsupportedFormat(path: String)
 
+    /// One line whatever the photo holds: a GPS reference tag is the camera's text.
     public var reason: String {
+        HTTPText.oneLine(unflattenedReason, limit: 1000)
+    }
+
+    private var unflattenedReason: String {
         switch self {
         case .noGPS(let path):
             return "photo \(path) has no GPS position in its EXIF tags"

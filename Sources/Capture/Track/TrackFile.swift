@@ -38,6 +38,11 @@ public struct TrackFile: Sendable {
         } catch {
             throw .unreadable(path: path, detail: error.reason)
         }
+        return try contents(of: bytes)
+    }
+
+    /// What `bytes`, the file's contents, hold.
+    package func contents(of bytes: [UInt8]) throws(TrackError) -> Contents {
         let kind = Self.kind(of: bytes)
         var fixes: [Fix]
         var untimed = 0

@@ -36,4 +36,22 @@ public enum ENMLCharacters {
         }
         return String(out)
     }
+
+    /// `text` cleaned and made XML character data, fit for an element or a quoted attribute.
+    /// Scalar by scalar: a `<` that a combining mark follows is one `Character` with it, so an
+    /// escaping that compares Characters (as swift-mustache's does) lets it through unescaped.
+    public static func escaped(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in cleaned(text).unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&#39;".unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
 }

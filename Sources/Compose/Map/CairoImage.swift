@@ -9,24 +9,24 @@ import Capture
 
 /// A decoded image: a cairo image surface, owned (destroyed with this value). Used on one
 /// thread at a time, inside one synchronous rendering step.
-final class CairoImage {
+package final class CairoImage {
     let surface: OpaquePointer
-    var width: Int { Int(cairo_image_surface_get_width(surface)) }
-    var height: Int { Int(cairo_image_surface_get_height(surface)) }
+    package var width: Int { Int(cairo_image_surface_get_width(surface)) }
+    package var height: Int { Int(cairo_image_surface_get_height(surface)) }
 
     init(adopting surface: OpaquePointer) { self.surface = surface }
     deinit { cairo_surface_destroy(surface) }
 }
 
 /// PNG in and out of memory: decoded by libpng under CMapShim's limits, encoded by libpng or cairo.
-enum CairoPNG {
+package enum CairoPNG {
     /// The largest side a downloaded image may declare: a tile is 256 (512 for "retina" tiles),
     /// a static map a few hundred (the services' own largest are 1280); a header claiming more is
     /// refused before anything is allocated.
     static let maximumSide = 2048
 
     /// Decodes `bytes`, or says in a few words why they are not a usable PNG.
-    static func decode(_ bytes: [UInt8]) -> Result<CairoImage, DecodeFailure> {
+    package static func decode(_ bytes: [UInt8]) -> Result<CairoImage, DecodeFailure> {
         if let problem = structureProblem(bytes) { return .failure(DecodeFailure(detail: problem)) }
         var message = [CChar](repeating: 0, count: 160)
         let surface = bytes.withUnsafeBufferPointer { buffer in
@@ -38,13 +38,13 @@ enum CairoPNG {
         return .success(CairoImage(adopting: surface))
     }
 
-    struct DecodeFailure: Error, Equatable { let detail: String }
+    package struct DecodeFailure: Error, Equatable { package let detail: String }
 
     /// What libpng is never given: bytes without the signature, an image without pixels or
     /// larger than `maximumSide`, and a chunk claiming more bytes than follow its header. libpng
     /// allocates (and zeroes) the length a text chunk's header claims before reading it, 2 GB for
     /// a 40-byte body: here every length must fit in what was received.
-    static func structureProblem(_ bytes: [UInt8]) -> String? {
+    package static func structureProblem(_ bytes: [UInt8]) -> String? {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard bytes.count >= 24, Array(bytes[0..<8]) == signature else {
             return bytes.isEmpty ? "an empty body" : "no PNG signature (\(bytes.count) bytes)"
@@ -81,11 +81,11 @@ enum CairoPNG {
 
     /// How many threads decode a map's tiles (9 of 0.3-0.6 ms) and deflate its PNG (in two
     /// halves, so two at most): a core each, at most 4.
-    static let threads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    package static let threads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     /// A map canvas (RGB24) goes through libpng directly; any other surface (a downloaded
     /// static map, which may have alpha) through cairo's writer.
-    static func encode(_ image: CairoImage) throws(MapError) -> [UInt8] {
+    package static func encode(_ image: CairoImage) throws(MapError) -> [UInt8] {
         cairo_surface_flush(image.surface)
         guard cairo_image_surface_get_format(image.surface) == CAIRO_FORMAT_RGB24,
               let pixels = cairo_image_surface_get_data(image.surface) else { return try encodeWithCairo(image) }
@@ -143,7 +143,7 @@ enum CairoPNG {
 
 /// An RGB image being drawn: tiles painted in, then the accuracy circle, the marker and the
 /// attribution on top.
-final class MapCanvas {
+package final class MapCanvas {
     let image: CairoImage
     /// Internal for the drawings other files add (the route of a digest).
     let context: OpaquePointer
@@ -152,7 +152,7 @@ final class MapCanvas {
     static let markerColor: (red: UInt8, green: UInt8, blue: UInt8) = (0xE0, 0x1B, 0x24)
     static let markerRadius = 8.0
 
-    init(width: Int, height: Int) throws(MapError) {
+    package init(width: Int, height: Int) throws(MapError) {
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)) else {
             throw .rendering("no image surface")
         }
@@ -189,16 +189,22 @@ final class MapCanvas {
     }
 
     /// A PNG to paint and where its top-left corner goes.
-    struct PNGPlacement {
+    package struct PNGPlacement {
         let bytes: [UInt8]
         let x: Int
         let y: Int
+
+        package init(bytes: [UInt8], x: Int, y: Int) {
+            self.bytes = bytes
+            self.x = x
+            self.y = y
+        }
     }
 
     /// Why `paintPNGs` stopped: the first placement (by index) that could not be decoded.
-    struct PNGPlacementFailure: Error {
-        let index: Int
-        let failure: CairoPNG.DecodeFailure
+    package struct PNGPlacementFailure: Error {
+        package let index: Int
+        package let failure: CairoPNG.DecodeFailure
     }
 
     /// Decodes PNG tiles straight into the canvas, each scaled to `size` square pixels, on up to
@@ -206,7 +212,7 @@ final class MapCanvas {
     /// intermediate image, no rows below the canvas inflated); a "retina" tile of twice the side
     /// is decoded to an image of its own and scaled by cairo, a tile of any other size refused.
     /// Placements must not overlap.
-    func paintPNGs(_ placements: [PNGPlacement], size: Int, workers: Int = CairoPNG.threads) throws(PNGPlacementFailure) {
+    package func paintPNGs(_ placements: [PNGPlacement], size: Int, workers: Int = CairoPNG.threads) throws(PNGPlacementFailure) {
         for (index, placement) in placements.enumerated() {
             if let problem = CairoPNG.structureProblem(placement.bytes) {
                 throw PNGPlacementFailure(index: index, failure: CairoPNG.DecodeFailure(detail: problem))
@@ -296,7 +302,7 @@ final class MapCanvas {
         }
     }
 
-    func encoded() throws(MapError) -> [UInt8] {
+    package func encoded() throws(MapError) -> [UInt8] {
         let status = cairo_status(context)
         guard status == CAIRO_STATUS_SUCCESS else { throw .rendering(String(cString: cairo_status_to_string(status))) }
         return try CairoPNG.encode(image)

@@ -67,19 +67,22 @@ public struct NoteTemplate: Sendable {
         }
     }()
 
-    init(name: String, title: String, content: String) throws(NoteError) {
+    package init(name: String, title: String, content: String) throws(NoteError) {
         self.name = name
         self.title = try Self.parse(title, path: name + "/title.mustache")
-        self.content = try Self.parse(content, path: name + "/content.mustache")
+        self.content = try Self.parse(content, path: name + "/content.mustache", pragma: ENMLEscaping.pragma)
     }
 
-    /// Parses one template file; a syntax error is one line naming the file, line and column.
-    static func parse(_ text: String, path: String) throws(NoteError) -> MustacheTemplate {
+    /// Parses one template file, with `pragma` in front of its first line; a syntax error is one
+    /// line naming the file, line and column.
+    static func parse(_ text: String, path: String, pragma: String = "") throws(NoteError) -> MustacheTemplate {
+        _ = ENMLEscaping.installed
         do {
-            return try MustacheTemplate(string: text)
+            return try MustacheTemplate(string: pragma + text)
         } catch let error as MustacheTemplate.ParserError {
-            throw .templateSyntax(path: "\(path):\(error.context.lineNumber):\(error.context.columnNumber)",
-                                  message: describe(error.error))
+            let line = error.context.lineNumber
+            let column = line == 1 ? max(error.context.columnNumber - pragma.count, 1) : error.context.columnNumber
+            throw .templateSyntax(path: "\(path):\(line):\(column)", message: describe(error.error))
         } catch {
             throw .templateSyntax(path: path, message: describe(error))
         }

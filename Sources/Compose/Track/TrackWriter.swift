@@ -44,8 +44,8 @@ public enum TrackWriter {
             <gpx version="1.1" creator="enlog \(ENLogVersion.current)" xmlns="http://www.topografix.com/GPX/1/1" \
             xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
             xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
-            <metadata><name>\(escaped(name))</name></metadata>
-            <trk><name>\(escaped(name))</name><trkseg>
+            <metadata><name>\(ENMLCharacters.escaped(name))</name></metadata>
+            <trk><name>\(ENMLCharacters.escaped(name))</name><trkseg>
 
             """
         for fix in fixes {
@@ -117,17 +117,4 @@ public enum TrackWriter {
         return text == "-0" ? "0" : text
     }
 
-    package static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in ENMLCharacters.cleaned(text) {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
 }

@@ -113,7 +113,7 @@ public struct DayDigest: Sendable {
                          picture: MapReference?, track: NoteResource) -> String {
         let clock = TrackDay.formatter(day.timeZone)
         clock.dateFormat = "HH:mm"
-        func text(_ value: String) -> String { TrackWriter.escaped(value) }
+        func text(_ value: String) -> String { ENMLCharacters.escaped(value) }
         var body = "<h2>\(text(day.longName))</h2>"
         var summary = "Distance travelled: \(statistics.distanceText). Time moving: \(statistics.movingTimeText)."
         if statistics.gaps > 0 {

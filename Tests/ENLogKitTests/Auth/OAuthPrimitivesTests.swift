@@ -120,6 +120,29 @@ final class OAuth1SigningTests: XCTestCase {
 }
 
 final class OAuth2PrimitivesTests: XCTestCase {
+    /// A callback's `error=` is the browser's text (a fuzzer sent a line break in it): the message
+    /// that quotes it stays one line, as does every other that carries text from elsewhere.
+    func testMessagesQuotingOutsideTextStayOnOneLine() throws {
+        let callback = CallbackParameters(requestTarget: "/oauth_callback?state=S&error=no%0Away%0D%0A%1B%5B31m")
+        XCTAssertThrowsError(try OAuth2.code(from: callback, expectedState: "S")) { error in
+            let reason = (error as? AuthError)?.reason ?? ""
+            XCTAssertTrue(reason.hasSuffix("the server answered error=no way [31m"), reason)
+        }
+        let text = "first\nsecond\r\n\u{2028}third\u{7}"
+        let errors: [AuthError] = [
+            .callbackMismatch(text), .callbackInvalid(text), .pastedURLInvalid(text), .listenerFailed(text), .invalidHost(text),
+            .serverRejected(step: text, status: 400, detail: text), .malformedResponse(step: text, detail: text),
+            .refreshImpossible(text), .credentialsMissing(path: text), .credentialsInsecure(path: text, mode: text),
+            .credentialsUnreadable(path: text, detail: text), .credentialsInvalid(path: text),
+            .credentialsUnwritable(path: text, detail: text),
+        ]
+        for error in errors {
+            XCTAssertFalse(error.reason.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.isWhitespace && $0 != " " },
+                           error.reason)
+            XCTAssertTrue(error.reason.contains("first second third"), error.reason)
+        }
+    }
+
     /// RFC 7636 appendix B.
     func testPKCEChallengeMatchesRFC7636() {
         XCTAssertEqual(PKCE.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")

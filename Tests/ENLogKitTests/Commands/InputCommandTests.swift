@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import Testing
 @testable import Support
 @testable import EvernoteAPI
@@ -191,6 +192,36 @@ struct InputCommandTests {
         }
     }
 
+    /// Table headers whose name starts with what no key can start with: TOMLKit's toml++ asserted
+    /// and aborted enlog on them (a fuzzer's find, Tests/Fixtures/fuzz/config/); now a syntax
+    /// error at that character, and brackets in values, strings and comments still read as before.
+    @Test(arguments: [("[(map]\n", "1:2"), ("[\n", "1:2"), ("[note]\nmap = \"google\"\n  [[ +a]]\n", "3:6"), ("\u{FEFF}[ é]", "1:3")])
+    func aTableHeaderNoKeyCanStartIsASyntaxError(_ file: String, _ position: String) throws {
+        let home = try EnlogHome()
+        try home.writeConfig(file)
+        let result = try home.run("config", "show")
+        #expect(result.status == ExitStatusCode.config.rawValue, "\(result.standardError)")
+        #expect(result.standardErrorLines.count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("config.toml:\(position): a table header's name must start with"), "\(result.standardError)")
+    }
+
+    @Test func bracketsInValuesStringsAndCommentsAreNoHeaders() throws {
+        let home = try EnlogHome()
+        try home.writeConfig(#"""
+            [note]  # [(a comment
+            tags = [
+              "[(a", '[(b',
+            ]
+            [ "geocoding" ]
+            contact = """x [(y] \""" [(z
+            [(z"""
+
+            """#)
+        let result = try home.run("config", "show")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("[(a"), "\(result.standardOutput)")
+    }
+
     @Test func aBadTagInTheEnvironmentNamesTheVariable() throws {
         var home = try EnlogHome()
         home.extraEnvironment = ["ENLOG_NOTE_TAGS": "fine," + String(repeating: "t", count: 200)]
@@ -237,6 +268,21 @@ struct InputCommandTests {
         #expect(result.standardError.contains(directory + "/content.mustache:3:"), "\(result.standardError)")
         #expect(result.standardError.contains(words), "\(result.standardError)")
         #expect(!result.standardError.contains("ParserError"), "\(result.standardError)")
+    }
+
+    /// The content is parsed with a pragma in front of its first line (ENMLEscaping); an error on
+    /// that line still names the column swift-mustache gives for the file as it is.
+    @Test(arguments: ["<en-note>{{address</en-note>", "<en-note>{{#a}}x{{/b}}</en-note>", "{{/x}}"])
+    func aSyntaxErrorOnTheFirstLineNamesItsOwnColumn(_ content: String) throws {
+        var column = 0
+        do {
+            _ = try MustacheTemplate(string: content)
+        } catch let error as MustacheTemplate.ParserError {
+            column = error.context.columnNumber
+        }
+        #expect(column > 0)
+        let error = try #require(throws: NoteError.self) { try NoteTemplate(name: "t", title: "x", content: content) }
+        #expect(error.reason.hasPrefix("template t/content.mustache:1:\(column): "), "\(error.reason)")
     }
 
     @Test func aLatin1ByteInATemplateIsAnErrorNamingTheFile() throws {

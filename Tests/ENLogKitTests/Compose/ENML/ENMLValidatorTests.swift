@@ -65,6 +65,16 @@ struct ENMLValidatorTests {
         #expect(uncovered.isEmpty, "no fixture exercises \(uncovered)")
     }
 
+    /// A markup character joined by a combining mark (or a prepended sign) is one Character, yet
+    /// still escaped: the note stays valid, in an element and in a quoted attribute alike.
+    @Test func escapedTextStaysCharacterDataWhateverJoinsItsMarkup() {
+        let text = "a <\u{301}b> &\u{308} \"\u{301}q'\u{301} \u{600}<x \u{7}"
+        let escaped = ENMLCharacters.escaped(text)
+        #expect(escaped == "a &lt;\u{301}b&gt; &amp;\u{308} &quot;\u{301}q&#39;\u{301} \u{600}&lt;x ")
+        let report = validator.validate(note(body: "<div title=\"\(escaped)\">\(escaped)</div>"))
+        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+    }
+
     @Test func columnsComeFromLibxml2() throws {
         let report = validator.validate(note(body: "<p id=\"x\">x</p>"))
         let error = try #require(report.errors.first)

@@ -50,6 +50,16 @@ final class MessageTests: XCTestCase {
         XCTAssertFalse(try content(2).contains("<div><br/>Lunch"), "no words, no paragraph")
     }
 
+    /// A `<` or `&` that a combining mark follows is one Character with it; the template still
+    /// escapes it (a fuzzer found such a message refused as invalid ENML, so nothing was logged).
+    func testMarkupJoinedByCombiningMarksIsEscapedToo() throws {
+        let result = try home.run("log", "--at", "1,2", "--no-sync", "-m", "a <\u{301}b> &\u{308} \u{600}<x")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let enml = try content()
+        XCTAssertTrue(enml.contains("<div>a &lt;\u{301}b&gt; &amp;\u{308} \u{600}&lt;x</div>"), enml)
+        try assertValid(enml)
+    }
+
     func testTheMessageComesFromAFileOrStandardInput() throws {
         let file = try home.directory.file("words.txt", contents: "From a file\n\nwith two paragraphs\n")
         XCTAssertEqual(try home.run("log", "--at", "1,2", "--no-sync", "-m", "First", "--message-file", file.path).status, 0)

@@ -171,4 +171,17 @@ final class PhotoLocationTests: XCTestCase {
         XCTAssertEqual(usage.status, ExitStatusCode.usage.rawValue, usage.standardError)
         XCTAssertEqual(try home.run("log", "--at", "1,2", "--one-note", "--no-sync").status, ExitStatusCode.usage.rawValue)
     }
+
+    /// The camera's text in a GPS reference tag (a fuzzer's JPEG holds a line break there) stays
+    /// on the error's one line, as does every other payload of a photo error.
+    func testTagTextQuotedInAnErrorStaysOnOneLine() throws {
+        let photo = [UInt8](try Data(contentsOf: Fixtures.root.appendingPathComponent("fuzz/exif/latitude-reference-with-line-break.jpg")))
+        XCTAssertThrowsError(try PhotoPosition(photo: photo, path: "fuzz.jpg")) { error in
+            guard case .badGPS = error as? PhotoError else { return XCTFail("\(error)") }
+            XCTAssertFalse((error as? PhotoError)?.reason.contains(where: \.isNewline) ?? true, "\(error)")
+        }
+        for error in [PhotoError.noGPS(path: "a\nb"), .badGPS(path: "a\nb", detail: "c\r\nd")] {
+            XCTAssertFalse(error.reason.contains(where: \.isNewline), error.reason)
+        }
+    }
 }
