@@ -83,6 +83,19 @@ struct Enlog: AsyncParsableCommand {
             // Usage mistakes: argument-parser's message on one line, the project's usage exit code.
             fail(reason: usageMessage(for: error), suggestion: usageHint(for: error), status: .usage)
         }
+        if exitCode(for: error) == .success {
+            // `--help`, `--version`, help of a subcommand: argument-parser would print them
+            // with `print`, which ignores a full or closed standard output and exits 0 anyway.
+            let text = fullMessage(for: error)
+            do {
+                if !text.isEmpty { try StandardOutput.line(text) }
+            } catch where error.isClosedPipe {
+                StandardOutput.endForClosedPipe()
+            } catch {
+                fail(reason: error.reason, suggestion: nil, status: ExitStatus.of(error))
+            }
+            Foundation.exit(ExitCode.success.rawValue)
+        }
         self.exit(withError: error)
     }
 

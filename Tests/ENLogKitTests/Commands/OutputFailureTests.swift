@@ -51,6 +51,11 @@ struct OutputFailureTests {
         Command(arguments: ["map", "--at", "48.3,11.3"], needsTiles: true),
         Command(arguments: ["export", "--enex", "-"]),
         Command(arguments: ["export", "--enex", "-", "--new"]),
+        // argument-parser's own output, printed before any command runs.
+        Command(arguments: ["--help"]),
+        Command(arguments: ["--version"]),
+        Command(arguments: ["log", "--help"]),
+        Command(arguments: ["help", "queue"]),
     ]
 
     static let outputs: [RedirectedRun.Output] = [.file("/dev/full"), .closed, .closedPipe]
