@@ -11,4 +11,5 @@ public enum SettingChecks {
         .merging(NoteStyle.settingChecks) { first, _ in first }
         .merging(GPSDLocation.settingChecks) { first, _ in first }
         .merging(ReachabilityAddress.settingChecks) { first, _ in first }
+        .merging(CABundle.settingChecks) { first, _ in first }
 }

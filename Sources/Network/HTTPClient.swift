@@ -57,6 +57,13 @@ public final class HTTPClient: Sendable {
                                 state: CurlTransferState, configuration: HTTPConfiguration,
                                 pool: CurlHandlePool) -> Result<HTTPResponse, HTTPError> {
         if state.isCancelled { return .failure(.cancelled) }
+        var caBundle: [UInt8]?
+        if let caFile = configuration.caFile {
+            switch CABundle.bytes(at: caFile) {
+            case .success(let bytes): caBundle = bytes
+            case .failure(let error): return .failure(error)
+            }
+        }
         guard let easy = pool.checkout(target.poolKey) else {
             return .failure(.other(code: Int(CURLE_FAILED_INIT.rawValue), message: "libcurl could not start a transfer"))
         }
@@ -104,7 +111,12 @@ public final class HTTPClient: Sendable {
                 set(CURLOPT_FOLLOWLOCATION, 0)
                 set(CURLOPT_SSL_VERIFYPEER, 1)
                 set(CURLOPT_SSL_VERIFYHOST, 2)
-                if let caFile = configuration.caFile { set(CURLOPT_CAINFO, caFile) }
+                if var caBundle {
+                    caBundle.withUnsafeMutableBytes { bytes in
+                        var blob = curl_blob(data: bytes.baseAddress, len: bytes.count, flags: UInt32(CURL_BLOB_COPY))
+                        withUnsafePointer(to: &blob) { set(CURLOPT_CAINFO_BLOB, UnsafeRawPointer($0)) }
+                    }
+                }
                 set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
                 set(CURLOPT_TIMEOUT_MS, configuration.totalTimeout.curlMilliseconds)
                 set(CURLOPT_TCP_KEEPALIVE, 1)
@@ -215,7 +227,7 @@ extension HTTPError {
     /// Failures that mean the request never left (nothing to resolve, name or TLS refused).
     var meansNotSent: Bool {
         switch self {
-        case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL: return true
+        case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL, .caFileUnusable: return true
         case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .cancelled, .other: return false
         }
     }

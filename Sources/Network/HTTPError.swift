@@ -17,6 +17,8 @@ public enum HTTPError: ENLogError, Equatable {
     /// A reply header line over libcurl's limit (100 KB), which libcurl reports as out of memory.
     case headerTooLarge
     case cancelled
+    /// `network.ca_file` cannot be used: unreadable, not a regular file, or larger than any CA bundle.
+    case caFileUnusable(path: String, detail: String)
     case other(code: Int, message: String)
 
     public var reason: String {
@@ -41,6 +43,8 @@ public enum HTTPError: ENLogError, Equatable {
             return "the server's reply has a header line larger than 100 KB (libcurl's limit)"
         case .cancelled:
             return "the network request was cancelled"
+        case let .caFileUnusable(path, detail):
+            return "network.ca_file \(HTTPText.oneLine(path)) cannot be used: \(HTTPText.oneLine(detail))"
         case .other(let code, let message):
             return "network error (curl \(code)): \(HTTPText.oneLine(message))"
         }
@@ -66,6 +70,8 @@ public enum HTTPError: ENLogError, Equatable {
             return "check that the configured host is the real service"
         case .cancelled:
             return nil
+        case .caFileUnusable:
+            return "point network.ca_file at a PEM file of CA certificates, or remove it to trust the system's"
         case .other:
             return "retry later; if it persists, check the network and proxy settings"
         }
@@ -78,6 +84,7 @@ extension HTTPError {
         // Something answered, but too much to be the service's reply.
         case .responseTooLarge, .headerTooLarge: return .protocolError
         case .cancelled: return .temporary
+        case .caFileUnusable: return .config
         default: return .unavailable
         }
     }

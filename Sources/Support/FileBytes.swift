@@ -19,6 +19,8 @@ public struct InputLimit: Sendable, Equatable {
     public static let smallText = InputLimit(maximumBytes: 1 << 20)
     /// An NMEA log or a GPX track: a day at 1 Hz is about 10 MB of GPX.
     public static let track = InputLimit(maximumBytes: 64 << 20)
+    /// `network.ca_file`: the whole Mozilla bundle is about 220 KB.
+    public static let caBundle = InputLimit(maximumBytes: 8 << 20)
 }
 
 /// The longest a read of standard input, a pipe, a FIFO or a device may take (a regular file

@@ -46,6 +46,7 @@ enum FailureKind {
             switch e {
             case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL:
                 return .notProcessed(networkDown: true)
+            case .caFileUnusable: return .notProcessed(networkDown: false)
             case .cancelled: return .cancelled
             case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .other: return .ambiguous
             }

@@ -153,7 +153,7 @@ final class TileFetcher: Sendable {
         } catch let error as HTTPError {
             switch error {
             case .cancelled: throw .cancelled
-            case .insecureURL, .invalidURL: throw .invalidSettings(error.reason)
+            case .insecureURL, .invalidURL, .caFileUnusable: throw .invalidSettings(error.reason)
             case .responseTooLarge, .headerTooLarge: throw .notAnImage(host: host, detail: error.reason)
             default:
                 if let cached { return (url, cached.body, .staleUsed) }

@@ -111,6 +111,35 @@ struct InputBoundsTests {
         #expect(files.filter { $0["valid"] as? Bool == true }.count == valid.count, "\(result.standardOutput)")
     }
 
+    /// `network.ca_file` is read by enlog, within bounds, before any connection: libcurl's TLS
+    /// library, given the path, would read an endless device or wait on a FIFO for ever.
+    @Test(arguments: Oddity.allCases)
+    func aCAFileThatIsNoFileIsAConfigurationError(_ oddity: Oddity) throws {
+        let home = try EnlogHome()
+        let input = home.directory.path("ca.pem")
+        var writer: SlowFIFOWriter?
+        switch oddity {
+        case .endlessDevice: try FileManager.default.createSymbolicLink(atPath: input, withDestinationPath: "/dev/zero")
+        case .directory: try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: false)
+        case .fifoWithoutWriter: try #require(mkfifo(input, 0o600) == 0)
+        case .fifoWrittenSlowly:
+            try #require(mkfifo(input, 0o600) == 0)
+            writer = SlowFIFOWriter(path: input)
+        }
+        defer { writer?.stop() }
+        // A loopback tile URL on a closed port: nothing leaves the machine, whatever happens.
+        let environment = home.environment.merging(["ENLOG_NETWORK_CA_FILE": input, "ENLOG_MAP_STYLE": "tiles",
+                                                    "ENLOG_MAP_TILE_URL": "https://127.0.0.1:1/{z}/{x}/{y}.png",
+                                                    "ENLOG_INPUT_TIMEOUT": "2"]) { $1 }
+        let result = try RedirectedRun.run(Subprocess.enlog, ["map", "--at", "48.1,11.5", "--output", home.directory.path("map.png")],
+                                           environment: environment, memoryLimit: 2 << 30)
+        let context = "\(oddity): status \(result.status), peak \(result.peakKilobytes) KB, stderr: \(result.standardError)"
+        #expect(!result.hung && result.signal == nil, "\(context)")
+        #expect(result.status == 78, "\(context)")
+        #expect(result.errorLines.count == 1 && result.standardError.contains("ENLOG_NETWORK_CA_FILE cannot be used: "), "\(context)")
+        #expect(result.peakKilobytes < Self.peakKilobytesBound, "\(context)")
+    }
+
     @Test func aBadInputTimeoutIsAConfigurationError() throws {
         let home = try EnlogHome()
         let result = try RedirectedRun.run(Subprocess.enlog, ["validate", "-"],
