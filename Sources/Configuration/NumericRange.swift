@@ -44,6 +44,8 @@ extension NumericRange {
     public static let fixAgeSeconds = NumericRange(0.1, 86_400, unit: "seconds")
     public static let accuracyMetres = NumericRange(0.1, 100_000, unit: "metres")
     public static let shortWaitSeconds = NumericRange(0.05, 60, unit: "seconds")
+    /// Spacing between requests to one service: none at all, up to a minute.
+    public static let spacingSeconds = NumericRange(0, 60, unit: "seconds")
     /// One Evernote request: long enough for a slow link, short enough that a hanging service
     /// does not hold a sync for minutes per note.
     public static let requestSeconds = NumericRange(1, 300, unit: "seconds")

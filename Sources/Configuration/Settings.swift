@@ -47,6 +47,7 @@ extension Setting {
     public static let geocodingURL = Setting("geocoding.url", .string, default: "https://nominatim.openstreetmap.org", "Nominatim-compatible base URL")
     public static let geocodingLanguage = Setting("geocoding.language", .string, default: nil, "address language (default: from LANG)")
     public static let geocodingTimeout = Setting("geocoding.timeout", .number, default: "3", range: .shortWaitSeconds, "longest wait for an address, seconds")
+    public static let geocodingInterval = Setting("geocoding.min_interval", .number, default: nil, range: .spacingSeconds, "least time between two address requests, seconds, across every enlog process; unset: 1.1 (OpenStreetMap's policy), 0 for a geocoder on this machine")
     public static let geocodingContact = Setting("geocoding.contact", .string, default: nil, "contact (e-mail or URL) sent in the User-Agent, as Nominatim's policy asks")
     public static let template = Setting("note.template", .string, default: "default", "template: 'default' or a directory holding title.mustache and content.mustache")
     public static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
@@ -89,7 +90,7 @@ extension Setting {
     /// Every setting, in the order `enlog config show` prints them.
     public static let all: [Setting] = [
         gpsd, locationTimeout, maxAge, minAccuracy,
-        geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingContact,
+        geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingInterval, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
         mapStyle, mapWidth, mapHeight, mapZoom, tileURL, mapCacheSize, mapTimeout,
         consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile,

@@ -114,11 +114,11 @@ struct WatchStateMachine: Sendable {
             out.report(.problem, "note-failed", "could not log a note: \(reason)")
             keepOnTrack(fix, &out)
         case .trackWritten(let added, let alreadyThere, let reason):
-            out.report(.detail, "track-saved", "wrote \(added) track fixes (\(reason.rawValue))",
+            out.report(.detail, "track-saved", "wrote \(counted(added, "track fix", plural: "track fixes")) (\(reason.rawValue))",
                        ["added": .int(added), "alreadyThere": .int(alreadyThere), "reason": .string(reason.rawValue)])
         case .trackWriteFailed(let batch, let reason, let problem):
             track?.putBack(batch)
-            out.report(.problem, "track-failed", "could not write \(batch.count) track fixes, keeping them to try again: \(problem)")
+            out.report(.problem, "track-failed", "could not write \(counted(batch.count, "track fix", plural: "track fixes")), keeping them to try again: \(problem)")
             if reason != .stopping { scheduleTrackWrite(&out) }
         case .pendingCounted(let count, let then):
             if let count { pending = count }

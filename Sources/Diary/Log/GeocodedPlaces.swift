@@ -25,7 +25,8 @@ public struct GeocodedPlaces: PlaceLookup {
             baseURL: baseURL,
             language: config.string(.geocodingLanguage) ?? Self.language(from: environment),
             contact: config.string(.geocodingContact) ?? "",
-            timeBudget: budget, minimumInterval: NominatimConfiguration.requestSpacing(for: baseURL))
+            timeBudget: budget, minimumInterval: config.string(.geocodingInterval) == nil ? NominatimConfiguration.requestSpacing(for: baseURL)
+                                                                                 : config.duration(.geocodingInterval))
         self.init(geocoder: CachingGeocoder(outbox: outbox, configuration: configuration), budget: budget)
     }
 

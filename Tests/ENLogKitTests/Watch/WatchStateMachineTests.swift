@@ -297,8 +297,8 @@ struct WatchStateMachineTests {
             "report stopped", "stop",
         ])
         let reports = driver.reports.suffix(4).map(\.message)
-        #expect(reports == ["terminated", "stopping (the upload stops after the note in flight)", "wrote 1 track fixes (stopping)",
-                            "stopped; 1 notes pending"])
+        #expect(reports == ["terminated", "stopping (the upload stops after the note in flight)", "wrote 1 track fix (stopping)",
+                            "stopped; 1 note pending"])
         // Every timer is stale after the stop.
         #expect(driver.fire(.trackWrite) == [])
 

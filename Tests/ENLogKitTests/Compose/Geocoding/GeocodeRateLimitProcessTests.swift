@@ -20,7 +20,10 @@ final class GeocodeRateLimitProcessTests: XCTestCase {
         defer { server.stop() }
         var home = try EnlogHome()
         // A budget long enough for every logger to get its slot (8 × 1.1 s), so that each sends.
-        home.extraEnvironment = ["ENLOG_GEOCODING_URL": server.baseURL, "ENLOG_GEOCODING_TIMEOUT": "30"]
+        // The test server is on loopback, which is not spaced unless the spacing is set: it is set to
+        // the public server's 1.1 s.
+        home.extraEnvironment = ["ENLOG_GEOCODING_URL": server.baseURL, "ENLOG_GEOCODING_TIMEOUT": "30",
+                                 "ENLOG_GEOCODING_MIN_INTERVAL": "1.1"]
         // The outbox (and its shared slot) exists before they race, as on a machine in use.
         XCTAssertEqual(try home.run("log", "--at", "1,1", "--no-geocode", "--no-sync").status, 0)
 
