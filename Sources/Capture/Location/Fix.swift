@@ -11,6 +11,9 @@ public struct Fix: Sendable, Equatable, Codable {
         case gpx
         /// A photo's EXIF GPS tags (`enlog log --photo`).
         case photo
+        /// Another program's location history (`enlog import`: Google Timeline, OwnTracks, KML,
+        /// GeoJSON, CSV and the other formats of `HistoryFormat`).
+        case imported
     }
 
     public let latitude: Double
