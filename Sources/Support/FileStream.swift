@@ -1,0 +1,43 @@
+import Foundation
+
+/// A file read a chunk at a time, for input of any size (`enlog import`): the memory is one
+/// chunk, not the file. Opened as `FileBytes` opens files. A pipe or FIFO is read with a time
+/// bound on each wait (`InputDeadline`: a FIFO nobody writes ends in an error instead of holding
+/// enlog for ever); a device is refused (`/dev/zero` and `/dev/urandom` never end, and no device
+/// holds a location history).
+package final class FileStream {
+    package let size: Int?
+    private let descriptor: Int32
+    private let regular: Bool
+    package private(set) var offset = 0
+
+    package init(pathBytes path: [UInt8]) throws(FileBytes.ReadError) {
+        let (descriptor, status) = try FileBytes.openForReading(pathBytes: path)
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFIFO || kind == S_IFSOCK else {
+            close(descriptor)
+            throw .notReadable("not a regular file (\(FileBytes.describe(kind)))")
+        }
+        self.descriptor = descriptor
+        regular = kind == S_IFREG
+        size = regular ? Int(status.st_size) : nil
+    }
+
+    deinit { close(descriptor) }
+
+    /// Up to `count` next bytes; empty at the end of the file.
+    package func read(upTo count: Int) throws(FileBytes.ReadError) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: count)
+        while true {
+            if !regular { try FileBytes.waitUntilReadable(descriptor, deadline: ContinuousClock.now + InputDeadline.current) }
+            let read = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, count) }
+            if read < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw .system(errno)
+            }
+            offset += read
+            chunk.removeSubrange(read...)
+            return chunk
+        }
+    }
+}
