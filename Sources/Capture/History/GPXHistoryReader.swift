@@ -70,7 +70,8 @@ package struct GPXHistoryReader: HistoryReader {
         let kind = element.name
         let place = HistoryFileError.Place.line(element.line)
         func number(_ text: String?, _ what: String) throws(HistoryFileError) -> Double? {
-            guard let text else { return nil }
+            // `<ele></ele>`, `<fix></fix>`: written by real exporters for "unknown".
+            guard let text, !text.isEmpty else { return nil }
             guard let value = HistoryPoints.number(text) else {
                 throw HistoryFileError("<\(kind)> \(what) '\(text.prefix(40))' is not a number", at: place)
             }
@@ -84,7 +85,8 @@ package struct GPXHistoryReader: HistoryReader {
             if kind == "trkpt" { throw HistoryFileError("<\(kind)> has no <time>: it cannot go into the history", at: place) }
             return .skipped(.noTime)
         }
-        guard let time = TrackTime.parse(timeText) else {
+        // GPX times are UTC by definition; some writers leave the `Z` out.
+        guard let time = TrackTime.parse(timeText) ?? TrackTime.parse(timeText + "Z") else {
             throw HistoryFileError("<time> '\(timeText.prefix(40))' is not an ISO 8601 date and time with a zone", at: place)
         }
         let hdop = try number(values["hdop"], "hdop")

@@ -151,7 +151,7 @@ package struct HistoryImport {
             try reader.finish { batch.take($0) }
             try batch.flush(writer, into: &report)
             if report.read == 0 && report.visitsRead == 0 {
-                throw HistoryImportError.nothingToImport(path: path, format: kind.format, skipped: report.skipped.values.reduce(0, +))
+                throw HistoryImportError.nothingToImport(path: path, format: kind.format, skipped: report.skipped)
             }
             try writer.finish()
             report.fixes = batch.fixes

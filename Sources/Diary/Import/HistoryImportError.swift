@@ -14,7 +14,7 @@ package enum HistoryImportError: ENLogError, Equatable {
     /// A file of a known format that is wrong where `error` says (cut short, a bad value).
     case badFile(path: String, format: HistoryFormat, error: HistoryFileError)
     /// Read to its end without a single point or stay.
-    case nothingToImport(path: String, format: HistoryFormat, skipped: Int)
+    case nothingToImport(path: String, format: HistoryFormat, skipped: [HistorySkip: Int])
 
     public var category: ErrorCategory {
         switch self {
@@ -44,7 +44,8 @@ package enum HistoryImportError: ENLogError, Equatable {
             }
             return "\(path)\(place): \(format.title): \(HTTPText.oneLine(error.reason))"
         case let .nothingToImport(path, format, skipped):
-            return "\(path) holds no point with a time: nothing to import (\(format.title)\(skipped > 0 ? ", \(skipped) records skipped" : ""))"
+            let reasons = skipped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) with \($0.key.rawValue)" }
+            return "\(path) holds no point with a time: nothing to import (\(format.title)\(reasons.isEmpty ? "" : "; skipped: " + reasons.joined(separator: ", ")))"
         }
     }
 
