@@ -27,6 +27,8 @@ package struct HistoryImport {
         package var error: HistoryImportError?
         /// A file found in a folder or an archive that is no location history: passed over.
         package var passedOver = false
+        /// Members of an archive passed over for the same reason.
+        package var membersPassedOver = 0
         /// With `collectFixes` (`--notes`): the file's fixes, in order.
         package var fixes: [Fix] = []
     }
@@ -85,6 +87,7 @@ package struct HistoryImport {
             let name = path + "!" + member
             let report = importStream(source, prefix: try Self.prefix(of: source), path: name, size: nil, inContainer: true)
             if report.error != nil { failures.append(report) }
+            if report.passedOver { total.membersPassedOver += 1 }
             guard !report.passedOver, report.error == nil else { continue }
             imported += 1
             total.format = total.format ?? report.format
@@ -213,13 +216,28 @@ struct HistoryBatch {
         }
     }
 
+    /// Writes full transactions (exactly `pointsPerTransaction` points each) while there are.
     mutating func flushIfFull(_ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport,
                               progress: HistoryImportProgress?, bytes: Int) throws {
-        if points.count + visits.count >= HistoryImport.pointsPerTransaction { try flush(writer, into: &report) }
+        let size = HistoryImport.pointsPerTransaction
+        while points.count >= size || visits.count >= size {
+            try write(Array(points.prefix(size)), Array(visits.prefix(size)), writer, into: &report)
+            points.removeFirst(min(size, points.count))
+            visits.removeFirst(min(size, visits.count))
+        }
         progress?.update(bytes: bytes, points: report.read + points.count)
     }
 
+    /// Writes what is left (the file has ended).
     mutating func flush(_ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport) throws {
+        try flushIfFull(writer, into: &report, progress: nil, bytes: 0)
+        try write(points, visits, writer, into: &report)
+        points.removeAll()
+        visits.removeAll()
+    }
+
+    private mutating func write(_ points: [HistoryPoint], _ visits: [HistoryVisit], _ writer: HistoryImportWriter,
+                                into report: inout HistoryImport.FileReport) throws {
         let counts = try writer.add(points: points, visits: visits)
         report.read += points.count
         report.added += counts.added
@@ -227,8 +245,6 @@ struct HistoryBatch {
         report.visitsRead += visits.count
         report.visitsAdded += counts.visitsAdded
         report.skipped.merge(skipped, uniquingKeysWith: +)
-        points.removeAll(keepingCapacity: true)
-        visits.removeAll(keepingCapacity: true)
         skipped.removeAll()
     }
 }

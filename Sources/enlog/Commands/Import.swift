@@ -82,7 +82,7 @@ struct Import: AsyncParsableCommand {
                 written.alreadyThere += done.alreadyThere
             }
         }
-        let summary = ImportSummary(files: imported.map(\.report), passedOver: reports.filter(\.report.passedOver).count,
+        let summary = ImportSummary(files: imported.map(\.report), passedOver: reports.filter(\.report.passedOver).count + imported.map(\.report.membersPassedOver).reduce(0, +),
                                     notes: notes ? written : nil)
         if json {
             try Terminal.standardOutput(try summary.json())
