@@ -17,7 +17,7 @@ public struct InputLimit: Sendable, Equatable {
     public static let message = InputLimit(maximumBytes: 16 << 20)
     /// `title.mustache`, `content.mustache`, config.toml, the credentials: small by nature.
     public static let smallText = InputLimit(maximumBytes: 1 << 20)
-    /// An NMEA log or a GPX track: a day at 1 Hz is about 10 MB of GPX.
+    /// An NMEA log for `log --nmea` and `watch --nmea` (`import` streams files of any size).
     public static let track = InputLimit(maximumBytes: 64 << 20)
 }
 

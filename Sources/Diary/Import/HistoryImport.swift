@@ -130,6 +130,7 @@ package struct HistoryImport {
             return report
         }
         report.format = kind.format
+        source.knowsWhatItReads()
         var reader = kind.make(path)
         let writer: HistoryImportWriter
         do {

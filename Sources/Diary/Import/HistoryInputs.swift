@@ -7,6 +7,8 @@ import Capture
 protocol HistoryByteSource: AnyObject {
     /// Up to `count` next bytes; empty at the end.
     func read(upTo count: Int) throws(HistoryImportError) -> [UInt8]
+    /// The first bytes have been read and the format told.
+    func knowsWhatItReads()
 }
 
 /// A file given to `enlog import`, or found in a folder given to it.
@@ -21,6 +23,10 @@ final class HistoryFileSource: HistoryByteSource {
         } catch {
             throw .unreadable(path: path, detail: error.reason)
         }
+    }
+
+    func knowsWhatItReads() {
+        stream.knowsWhatItReads()
     }
 
     func read(upTo count: Int) throws(HistoryImportError) -> [UInt8] {
@@ -92,6 +98,8 @@ final class HistoryArchiveMember: HistoryByteSource {
         self.archive = archive
         self.member = member
     }
+
+    func knowsWhatItReads() {}
 
     func read(upTo count: Int) throws(HistoryImportError) -> [UInt8] {
         try archive.readMember(upTo: count, member: member)
