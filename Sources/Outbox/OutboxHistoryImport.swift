@@ -194,16 +194,7 @@ enum StorageTime {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let days = milliseconds >= 0 ? milliseconds / 86_400_000 : -((-milliseconds + 86_399_999) / 86_400_000)
         let ofDay = milliseconds - days * 86_400_000
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = TrackTime.civil(fromDays: days)
         let seconds = ofDay / 1000
         var bytes = [UInt8](repeating: 0, count: 23)
         func put(_ value: Int64, _ width: Int, at offset: Int) {

@@ -45,7 +45,7 @@ package struct CSVHistoryReader: HistoryReader {
         let separator = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09].max { a, b in
             header.count(where: { $0 == a }) < header.count(where: { $0 == b })
         }!
-        let names = fields(header[...], separator: separator).map { $0.lowercased().trimmingCharacters(in: .whitespaces) }
+        let names = fields(header[...], separator: separator).map { String(HistoryPoints.trimmed(Substring($0.lowercased()))) }
         func index(_ candidates: [String]) -> Int? {
             for candidate in candidates { if let found = names.firstIndex(of: candidate) { return found } }
             return nil
@@ -136,7 +136,7 @@ package struct CSVHistoryReader: HistoryReader {
     private static func row(_ fields: [String], _ columns: Columns) -> [HistoryItem] {
         func value(_ column: Int?) -> String? {
             guard let column, column < fields.count else { return nil }
-            let text = fields[column].trimmingCharacters(in: .whitespaces)
+            let text = String(HistoryPoints.trimmed(Substring(fields[column])))
             return text.isEmpty ? nil : text
         }
         func number(_ column: Int?) -> Double? {

@@ -11,14 +11,14 @@ import Network
 /// A track point is where someone was: one without a time, with a time that is no date, or with
 /// a position that cannot be, makes the file wrong (an error naming its line), as it always did.
 /// A time before GPS began (1970, a receiver without a date) and 0,0 are counted and skipped.
-package struct GPXHistoryReader: HistoryReader {
+package struct GPXHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.gpx
     /// The namespaces of GPX 1.1 and 1.0.
     static let namespaces: Set<String> = ["http://www.topografix.com/GPX/1/1", "http://www.topografix.com/GPX/1/0"]
     static let pointElements: Set<String> = ["wpt", "rtept", "trkpt"]
     static let valueElements: Set<String> = ["time", "ele", "hdop", "speed", "course"]
 
-    private let stream = XMLStream()
+    package let stream = XMLStream()
     private var depth = 0
     private var rootNamespace: String??
     private var point: (element: XMLStream.Element, depth: Int)?
@@ -30,15 +30,7 @@ package struct GPXHistoryReader: HistoryReader {
         XMLStream.rootName(prefix) == "gpx"
     }
 
-    package mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (HistoryItem) throws -> Void) throws {
-        for event in try stream.feed(chunk) { try handle(event, emit) }
-    }
-
-    package mutating func finish(emit: (HistoryItem) throws -> Void) throws {
-        for event in try stream.finish() { try handle(event, emit) }
-    }
-
-    private mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
+    package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
         switch event {
         case .start(let element):
             depth += 1

@@ -54,7 +54,7 @@ package struct HistoryLines {
     package static func firstLine(_ prefix: ArraySlice<UInt8>) -> String? {
         for line in prefix.split(separator: 0x0A, omittingEmptySubsequences: true) {
             let text = String(decoding: trimmed(line), as: UTF8.self)
-            if !text.trimmingCharacters(in: .whitespaces).isEmpty { return text }
+            if !HistoryPoints.trimmed(Substring(text)).isEmpty { return text }
         }
         return nil
     }
@@ -65,10 +65,11 @@ package struct HistoryLines {
 /// a zone (read as UTC), and seconds or milliseconds since 1970 (12 digits or more: milliseconds).
 package enum HistoryTimes {
     package static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(HistoryPoints.trimmed(Substring(text)))
         guard let first = trimmed.utf8.first else { return nil }
-        if (0x30...0x39).contains(first) || first == UInt8(ascii: "-"), !trimmed.contains(":"), let number = Double(trimmed), number.isFinite {
-            let integerDigits = trimmed.prefix { $0 != "." }.filter(\.isNumber).count
+        if (0x30...0x39).contains(first) || first == UInt8(ascii: "-"), !trimmed.utf8.contains(UInt8(ascii: ":")),
+           let number = Double(trimmed), number.isFinite {
+            let integerDigits = trimmed.utf8.prefix { $0 != UInt8(ascii: ".") }.count { (0x30...0x39).contains($0) }
             return Date(timeIntervalSince1970: integerDigits >= 12 ? number / 1000 : number)
         }
         if let date = TrackTime.parse(trimmed) { return date }

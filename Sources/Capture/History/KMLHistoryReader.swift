@@ -8,10 +8,10 @@ import Network
 /// Points carry a `TimeStamp` (with `ExtendedData` speed and accuracy when given). A Placemark
 /// with a `TimeSpan` is a stay (a visit from begin to end); a LineString has no times of its own,
 /// so its coordinates are counted as skipped, not invented.
-package struct KMLHistoryReader: HistoryReader {
+package struct KMLHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.kml
 
-    private let stream = XMLStream()
+    package let stream = XMLStream()
     private var path: [String] = []
     private var started = false
     private var placemark: Placemark?
@@ -39,15 +39,7 @@ package struct KMLHistoryReader: HistoryReader {
         XMLStream.rootName(prefix) == "kml"
     }
 
-    package mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (HistoryItem) throws -> Void) throws {
-        for event in try stream.feed(chunk) { try handle(event, emit) }
-    }
-
-    package mutating func finish(emit: (HistoryItem) throws -> Void) throws {
-        for event in try stream.finish() { try handle(event, emit) }
-    }
-
-    private mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
+    package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
         switch event {
         case .start(let element):
             if !started {

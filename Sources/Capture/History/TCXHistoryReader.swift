@@ -5,11 +5,11 @@ import Network
 
 /// Garmin's Training Center XML, streamed: every `Trackpoint` of activities and courses with its
 /// `Time` and `Position` (a point without a position, an indoor run's heart rate, is skipped).
-package struct TCXHistoryReader: HistoryReader {
+package struct TCXHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.tcx
     static let valueElements: Set<String> = ["Time", "LatitudeDegrees", "LongitudeDegrees", "AltitudeMeters"]
 
-    private let stream = XMLStream()
+    package let stream = XMLStream()
     private var started = false
     private var depth = 0
     private var pointDepth: Int?
@@ -21,15 +21,7 @@ package struct TCXHistoryReader: HistoryReader {
         XMLStream.rootName(prefix) == "TrainingCenterDatabase"
     }
 
-    package mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (HistoryItem) throws -> Void) throws {
-        for event in try stream.feed(chunk) { try handle(event, emit) }
-    }
-
-    package mutating func finish(emit: (HistoryItem) throws -> Void) throws {
-        for event in try stream.finish() { try handle(event, emit) }
-    }
-
-    private mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
+    package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
         switch event {
         case .start(let element):
             depth += 1

@@ -166,7 +166,9 @@ package final class XMLStream {
 
     fileprivate func takeText() -> String {
         defer { text.removeAll(keepingCapacity: true) }
-        return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: text[first...last], as: UTF8.self)
     }
 }
 
@@ -208,3 +210,19 @@ private let streamDoctype: internalSubsetSAXFunc = { user, _, _, _ in
 
 // Errors are read from the context when a chunk fails; this only keeps libxml2 from printing them.
 private let streamError: xmlStructuredErrorFunc = { _, _ in }
+
+/// A history reader on `XMLStream`: it handles the stream's events, the stream is fed for it.
+package protocol XMLHistoryReader: HistoryReader {
+    var stream: XMLStream { get }
+    mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws
+}
+
+extension XMLHistoryReader {
+    package mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (HistoryItem) throws -> Void) throws {
+        for event in try stream.feed(chunk) { try handle(event, emit) }
+    }
+
+    package mutating func finish(emit: (HistoryItem) throws -> Void) throws {
+        for event in try stream.finish() { try handle(event, emit) }
+    }
+}
