@@ -116,7 +116,7 @@ final class JSONHistoryRealDataTests: XCTestCase {
             XCTAssertEqual(result.status, 0, "\(file.name): \(result.standardError)")
             let independent = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             if independent["refused"] as? Bool == true {
-                XCTAssertEqual(outcome.error?.reason, TimelineEditsReader.noPositionsReason, file.name)
+                XCTAssertEqual(outcome.error?.reason, TimelineEditsMachine.noPositionsReason, file.name)
                 continue
             }
             XCTAssertNil(outcome.error, file.name)

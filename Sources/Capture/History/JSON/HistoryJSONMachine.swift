@@ -115,6 +115,27 @@ package struct VisitFields {
     }
 }
 
+/// A segment of the on-device Timeline exports (Android and iOS): a visit, an activity or both,
+/// over the segment's start and end times (kept in `visit`).
+package struct SegmentFields {
+    package var visit = VisitFields()
+    package var activityStart = PointFields(), activityEnd = PointFields()
+    package var sawVisit = false, sawActivity = false
+
+    package init() {}
+
+    /// The visit over the segment's times; the activity's start and end as points at them.
+    package func emit(into items: inout [HistoryItem]) {
+        if sawVisit { items.append(visit.item()) }
+        guard sawActivity else { return }
+        var start = activityStart, end = activityEnd
+        start.time = visit.start
+        end.time = visit.end
+        items.append(start.item())
+        items.append(end.item())
+    }
+}
+
 /// The part of a JSON history reader that follows one file's events: subclasses keep the state of
 /// the record they are in (small, reset at each record) and queue what they read; the reader hands
 /// the queue on after every slice the stream parses.
@@ -135,15 +156,26 @@ package class HistoryJSONMachine: JSONEventHandler {
     }
 }
 
-/// A `HistoryReader` built on a `JSONStream` and one machine: the reading is the machine's, the
-/// feeding and the recognizing are the same for every JSON format.
-package protocol JSONHistoryReader: HistoryReader {
-    associatedtype Machine: HistoryJSONMachine
-    var stream: JSONStream { get }
-    var machine: Machine { get }
+/// A JSON history format: its machine, the keys it follows, and the format it reads.
+package protocol JSONHistoryFormat: HistoryJSONMachine {
+    static var format: HistoryFormat { get }
+    static var keys: JSONKeyTable { get }
+    init()
 }
 
-extension JSONHistoryReader {
+/// A `HistoryReader` built on a `JSONStream` and one format's machine: the reading is the
+/// machine's, the feeding and the recognizing are the same for every JSON format.
+package struct JSONHistoryReader<Machine: JSONHistoryFormat>: HistoryReader {
+    package static var format: HistoryFormat { Machine.format }
+    let machine: Machine
+    let stream: JSONStream
+
+    package init() {
+        let machine = Machine()
+        self.machine = machine
+        stream = JSONStream(keys: Machine.keys, handler: machine)
+    }
+
     package static func recognizes(prefix: ArraySlice<UInt8>) -> Bool {
         JSONHistorySniffer.format(of: prefix) == format
     }

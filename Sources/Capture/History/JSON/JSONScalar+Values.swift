@@ -1,4 +1,5 @@
 import Foundation
+import Configuration
 
 /// The values history files carry, read straight from a scalar's bytes: numbers whether written as
 /// numbers or quoted ("every number quoted" on iOS), times as epoch seconds or milliseconds or ISO
@@ -123,7 +124,7 @@ package enum ISOTimeText {
         }
         guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
               (1...12).contains(month), (1...31).contains(day) else { return nil }
-        var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
+        var seconds = Double(PosixZoneRule.daysFromCivil(year, month, day)) * 86_400
         if index == end { return seconds }
         guard skip("T") || skip(" "), let hour = number(2), skip(":"), let minute = number(2) else { return nil }
         var second = 0.0
@@ -154,15 +155,5 @@ package enum ISOTimeText {
         let offsetMinutes = index == end ? 0 : number(2)
         guard let offsetMinutes, index == end, offsetHours < 24, offsetMinutes < 60 else { return nil }
         return seconds - sign * Double(offsetHours * 3600 + offsetMinutes * 60)
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
