@@ -117,8 +117,8 @@ package enum ISOTimeText {
             }
             return value
         }
-        func skip(_ byte: Character) -> Bool {
-            guard index < end, text[index] == byte.asciiValue! else { return false }
+        func skip(_ byte: Unicode.Scalar) -> Bool {
+            guard index < end, text[index] == UInt8(ascii: byte) else { return false }
             index += 1
             return true
         }

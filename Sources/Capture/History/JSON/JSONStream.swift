@@ -16,24 +16,49 @@ package struct JSONPath {
 }
 
 /// The keys one reader cares about, numbered in the order given. Keys are compared as bytes so no
-/// key of a multi-gigabyte file ever becomes a `String`.
-package struct JSONKeyTable: Sendable {
+/// key of a multi-gigabyte file ever becomes a `String`; the table is flat memory, written once, so
+/// a lookup touches no reference count.
+package final class JSONKeyTable: @unchecked Sendable {
     package static let unknown: Int32 = -1
-    /// Per key length, the ids and bytes of the keys of that length.
-    private let byLength: [[(id: Int32, bytes: [UInt8])]]
+    /// All keys' bytes, one after another.
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// Per key length, the first entry in `entries`; entries of one length are contiguous.
+    private let firstEntry: UnsafeMutableBufferPointer<Int>
+    /// (offset of the key's bytes, id), sorted by key length.
+    private let entries: UnsafeMutableBufferPointer<(offset: Int, id: Int32)>
 
     package init(_ names: [String]) {
-        var table = [[(id: Int32, bytes: [UInt8])]](repeating: [], count: 1 + (names.map(\.utf8.count).max() ?? 0))
-        for (index, name) in names.enumerated() {
-            table[name.utf8.count].append((Int32(index), Array(name.utf8)))
+        let longest = names.map(\.utf8.count).max() ?? 0
+        let sorted = names.enumerated().sorted { ($0.element.utf8.count, $0.offset) < ($1.element.utf8.count, $1.offset) }
+        bytes = .allocate(capacity: max(1, names.reduce(0) { $0 + $1.utf8.count }))
+        firstEntry = .allocate(capacity: longest + 2)
+        entries = .allocate(capacity: max(1, names.count))
+        var offset = 0
+        var length = 0
+        firstEntry[0] = 0
+        for (index, entry) in sorted.enumerated() {
+            while length < entry.element.utf8.count { length += 1; firstEntry[length] = index }
+            entries[index] = (offset, Int32(entry.offset))
+            for byte in entry.element.utf8 { bytes[offset] = byte; offset += 1 }
         }
-        byLength = table
+        while length <= longest { length += 1; firstEntry[length] = sorted.count }
+    }
+
+    deinit {
+        bytes.deallocate()
+        firstEntry.deallocate()
+        entries.deallocate()
     }
 
     package func id(of key: UnsafeRawBufferPointer) -> Int32 {
-        guard key.count > 0, key.count < byLength.count else { return Self.unknown }
-        for candidate in byLength[key.count] where candidate.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
-            return candidate.id
+        let count = key.count
+        guard count > 0, count + 1 < firstEntry.count else { return Self.unknown }
+        var index = firstEntry[count]
+        let end = firstEntry[count + 1]
+        while index < end {
+            let entry = entries[index]
+            if memcmp(bytes.baseAddress! + entry.offset, key.baseAddress!, count) == 0 { return entry.id }
+            index += 1
         }
         return Self.unknown
     }
@@ -221,8 +246,9 @@ package final class JSONStream {
     }
 }
 
-private func stream(_ context: UnsafeMutableRawPointer?) -> JSONStream {
-    Unmanaged<JSONStream>.fromOpaque(context!).takeUnretainedValue()
+/// The stream a callback is for, borrowed for the call: no reference counting per event.
+private func stream(_ context: UnsafeMutableRawPointer?, _ body: (JSONStream) -> Int32) -> Int32 {
+    Unmanaged<JSONStream>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
 }
 
 private var emptyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
@@ -231,16 +257,19 @@ private var emptyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: n
 nonisolated(unsafe) private let jsonCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     table.initialize(to: yajl_callbacks(
-        yajl_null: { stream($0).scalar(.null, emptyBytes) },
-        yajl_boolean: { stream($0).scalar(.bool, emptyBytes, bool: $1 != 0) },
+        yajl_null: { stream($0) { $0.scalar(.null, emptyBytes) } },
+        yajl_boolean: { value, flag in stream(value) { $0.scalar(.bool, emptyBytes, bool: flag != 0) } },
         yajl_integer: nil,
         yajl_double: nil,
-        yajl_number: { stream($0).scalar(.number, UnsafeRawBufferPointer(start: $1, count: $2)) },
-        yajl_string: { stream($0).scalar(.string, UnsafeRawBufferPointer(start: $1, count: $2)) },
-        yajl_start_map: { stream($0).startContainer(array: false) },
-        yajl_map_key: { stream($0).key(UnsafeRawBufferPointer(start: $1, count: $2)) },
-        yajl_end_map: { stream($0).endContainer(array: false) },
-        yajl_start_array: { stream($0).startContainer(array: true) },
-        yajl_end_array: { stream($0).endContainer(array: true) }))
+        yajl_number: { context, text, length in
+            stream(context) { $0.scalar(.number, UnsafeRawBufferPointer(start: text, count: length)) } },
+        yajl_string: { context, text, length in
+            stream(context) { $0.scalar(.string, UnsafeRawBufferPointer(start: text, count: length)) } },
+        yajl_start_map: { stream($0) { $0.startContainer(array: false) } },
+        yajl_map_key: { context, text, length in
+            stream(context) { $0.key(UnsafeRawBufferPointer(start: text, count: length)) } },
+        yajl_end_map: { stream($0) { $0.endContainer(array: false) } },
+        yajl_start_array: { stream($0) { $0.startContainer(array: true) } },
+        yajl_end_array: { stream($0) { $0.endContainer(array: true) } }))
     return table
 }()
