@@ -30,6 +30,9 @@ let package = Package(
                        providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"])]),
+        // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
+        .systemLibrary(name: "CYAJL", pkgConfig: "yajl",
+                       providers: [.apt(["libyajl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
         .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
@@ -48,7 +51,7 @@ let package = Package(
             "Support", "EvernoteAPI", "Configuration", "Network",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif"]),
+        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL"]),
         .target(
             name: "Compose",
             dependencies: [

@@ -65,7 +65,7 @@ public enum TimeZoneName {
 
 /// A POSIX `TZ` rule as tzset(3) reads it. Offsets are POSIX's: seconds local time adds to
 /// reach UTC (positive west of Greenwich).
-struct PosixZoneRule {
+package struct PosixZoneRule {
     struct Daylight {
         var offset: Int
         var start: Change
@@ -153,7 +153,7 @@ struct PosixZoneRule {
     }
 
     /// Days from 1970-01-01 (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+    package static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

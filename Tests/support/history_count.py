@@ -6,8 +6,9 @@ file wrong; a KML Placemark with a TimeSpan is a stay.
 
     history_count.py FORMAT:FILE...   prints {FILE: {"points": N, "visits": V} | {"refuse": WORDS} | {"pending": WHY}}
 
-"refuse" gives words the refusal must contain; "pending" marks the JSON formats whose readers
-are another branch's (import-json): their counts come with those readers.
+"refuse" gives words the refusal must contain (one of several, separated by |: a JSON Schema may
+be taken for the format it describes, and then holds no point). The JSON formats are counted by
+history_counts.py (json.load, the rules of the JSON readers).
 """
 import csv
 import datetime
@@ -19,8 +20,11 @@ import zipfile
 
 LOW = datetime.datetime(1980, 1, 6, tzinfo=datetime.timezone.utc).timestamp()
 HIGH = datetime.datetime(2100, 1, 1, tzinfo=datetime.timezone.utc).timestamp()
-JSON_FAMILY = {"records-json", "semantic-history", "android-timeline", "ios-location-history", "timeline-edits",
-               "owntracks-json", "geojson", "geojson-coordtimes", "overland-geojson", "polarsteps", "settings-json"}
+# SOURCES.tsv's JSON formats → history_counts.py's reader (None: no location history).
+JSON_FAMILY = {"records-json": "google-records", "semantic-history": "google-semantic",
+               "android-timeline": "android-timeline", "ios-location-history": "ios-timeline",
+               "timeline-edits": "timeline-edits", "owntracks-json": "owntracks-json", "geojson": "geojson",
+               "geojson-coordtimes": "geojson", "overland-geojson": "geojson", "polarsteps": None, "settings-json": None}
 
 
 def epoch(value):
@@ -197,12 +201,29 @@ def fit(path):
 
 
 READERS = {"gpx": gpx, "gpslogger-gpx": gpx, "strava-gpx": gpx, "kml": kml, "kmz": kmz, "tcx": tcx, "csv": csv_file,
-           "owntracks-rec": owntracks_rec, "fit": fit, "schema": lambda path: {"refuse": "not a location history"}}
+           "owntracks-rec": owntracks_rec, "fit": fit, "schema": lambda path: {"refuse": "not a location history|nothing to import"}}
+
+
+def json_file(kind, path):
+    import history_counts
+    reader = JSON_FAMILY[kind]
+    with open(path, encoding="utf-8-sig") as handle:
+        text = handle.read()
+    if not text.strip():
+        return {"refuse": "is empty"}
+    if reader is None:
+        return {"refuse": "not a location history"}
+    out = history_counts.Out()
+    out.refused = False
+    history_counts.READERS[reader](json.loads(text), out)
+    if out.refused:
+        return {"refuse": "no raw-signal positions"}
+    return result(len(out.points), len(out.visits))
 
 
 def count(kind, path):
     if kind in JSON_FAMILY:
-        return {"pending": "read by the JSON readers (branch import-json)"}
+        return json_file(kind, path)
     return READERS[kind](path)
 
 

@@ -27,7 +27,14 @@ package struct HistoryReaderKind: Sendable {
 /// line) last.
 package enum HistoryReaders {
     package static let all: [HistoryReaderKind] = [
-        // JSON family (Google, on-device, OwnTracks JSON, GeoJSON): added by their readers.
+        // JSON: one sniffer (JSONHistorySniffer) decides among them, so at most one says yes.
+        .of { GoogleRecordsReader() },
+        .of { GoogleSemanticReader() },
+        .of { AndroidTimelineReader() },
+        .of { IOSTimelineReader() },
+        .of { TimelineEditsReader() },
+        .of { OwnTracksJSONReader() },
+        .of { GeoJSONReader() },
         .of { GPXHistoryReader() },
         .of { KMLHistoryReader() },
         .of { TCXHistoryReader() },

@@ -15,10 +15,8 @@ import Testing
 /// Every file of `../shared/location-history-real/` (147 exports from the test data of public
 /// location projects, `SOURCES.tsv` naming each one's format): `enlog import` either reads the
 /// number of points and stays the file really holds, counted independently by
-/// `Tests/support/history_count.py` (gpxpy, xml.etree, csv, json, zipfile), or refuses it with one
-/// line naming the file and what is wrong. The JSON formats are read by the readers of branch
-/// import-json; until they are merged those files must still be imported or refused in one line,
-/// and their exact counts come with their readers' counter.
+/// `Tests/support/history_count.py` (gpxpy, xml.etree, csv, zipfile; the JSON formats through
+/// `history_counts.py`'s json.load), or refuses it with one line naming the file and what is wrong.
 @Suite("import reads every real export or names what is wrong")
 struct ImportRealDataTests {
     static let folder = Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/location-history-real")
@@ -61,7 +59,10 @@ struct ImportRealDataTests {
         #expect(Self.entries.count >= 140, "\(Self.folder.path)")
     }
 
-    @Test(arguments: entries)
+    /// The counter needs gpxpy (the venv of ENLOG_PYTHON, which CI sets).
+    static var counterAvailable: Bool { (try? PythonServer.interpreter(stdlibOnly: false)) != nil }
+
+    @Test(.enabled(if: counterAvailable, "ENLOG_PYTHON is not set"), arguments: entries)
     func importsWhatTheFileHoldsOrNamesWhatIsWrong(_ entry: Entry) throws {
         let expected = try #require(try Self.expected.get()[entry.path], "no count for \(entry.file)")
         let result = try EnlogHome().run("import", entry.path, "--json")
@@ -74,17 +75,10 @@ struct ImportRealDataTests {
             #expect(result.status == 65, "\(entry.file): \(result.standardError)")
             #expect(result.standardErrorLines.count == 1, "\(entry.file): \(result.standardError)")
             #expect(result.standardError.contains(entry.path), "\(entry.file): \(result.standardError)")
-            #expect(result.standardError.contains(words), "\(entry.file) must say '\(words)': \(result.standardError)")
+            #expect(words.split(separator: "|").contains { result.standardError.contains($0) },
+                    "\(entry.file) must say '\(words)': \(result.standardError)")
         } else {
-            // A JSON format of branch import-json: read, or refused in one line naming the file.
-            if result.status == 0 {
-                let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
-                let read = (summary?["read"] as? Int ?? 0) + ((summary?["visits"] as? [String: Any])?["read"] as? Int ?? 0)
-                #expect(read > 0, "\(entry.file): \(result.standardOutput)")
-            } else {
-                #expect(result.status == 65, "\(entry.file): \(result.standardError)")
-                #expect(result.standardErrorLines.count == 1 && result.standardError.contains(entry.path), "\(entry.file): \(result.standardError)")
-            }
+            Issue.record("\(entry.file): the counter gave neither points nor a refusal: \(expected)")
         }
     }
 }
