@@ -157,4 +157,21 @@ final class HistoryImportTests: XCTestCase {
         let unfinished = try DatabaseQueue(path: killed.database).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM importRun WHERE state != 'done'") }
         XCTAssertEqual(unfinished, 0)
     }
+
+    /// On a terminal (util-linux `script` gives it one) a progress line is drawn on standard
+    /// error and redrawn in place; on a pipe there is none.
+    func testAProgressLineOnATerminalAndNoneOnAPipe() throws {
+        let home = try EnlogHome()
+        let file = try home.directory.file("progress.csv", contents: Self.csv(points: 30_000))
+        let piped = try home.run("import", file.path)
+        XCTAssertEqual(piped.status, 0, piped.standardError)
+        XCTAssertEqual(piped.standardError, "")
+        let terminal = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/script"),
+                                          ["-qec", "'\(Subprocess.enlog.path)' import '\(file.path)' --json", "/dev/null"],
+                                          environment: home.environment)
+        XCTAssertEqual(terminal.status, 0, terminal.standardOutput)
+        XCTAssertTrue(terminal.standardOutput.contains("\r\u{1B}[Kprogress.csv: "), terminal.standardOutput)
+        XCTAssertTrue(terminal.standardOutput.contains(" MB of ") && terminal.standardOutput.contains(" points"), terminal.standardOutput)
+        XCTAssertTrue(terminal.standardOutput.contains("\"alreadyThere\":60000"), terminal.standardOutput)
+    }
 }
