@@ -29,6 +29,11 @@ let package = Package(
                        providers: [.apt(["libmagic-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif",
                        providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
+                       providers: [.apt(["libarchive-dev"])]),
+        // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
+        .systemLibrary(name: "CYAJL", pkgConfig: "yajl",
+                       providers: [.apt(["libyajl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
         .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
@@ -47,7 +52,7 @@ let package = Package(
             "Support", "EvernoteAPI", "Configuration", "Network",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif"]),
+        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL"]),
         .target(
             name: "Compose",
             dependencies: [
@@ -69,8 +74,10 @@ let package = Package(
         .target(name: "Outbox", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Capture", "Compose",
             .product(name: "GRDB", package: "GRDB.swift"),
+            // The history import binds its rows through SQLite's C API: GRDB's arguments per row cost more than the insert.
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox"]),
+        .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox", "CArchive"]),
         .target(name: "Sync", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary"]),
         // Beside Sync, above it: an export writes the note a sync would upload, and an export
         // that marks notes holds the sync lock.

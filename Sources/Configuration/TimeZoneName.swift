@@ -66,7 +66,7 @@ public enum TimeZoneName {
 
 /// A POSIX `TZ` rule as tzset(3) reads it. Offsets are POSIX's: seconds local time adds to
 /// reach UTC (positive west of Greenwich).
-struct PosixZoneRule {
+package struct PosixZoneRule {
     struct Daylight {
         var offset: Int
         var start: Change
@@ -149,7 +149,7 @@ struct PosixZoneRule {
         Int(InstantText.civil(fromDays: InstantText.floorDivision(Int64(instant), 86_400)).year)
     }
 
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+    package static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
         Int(InstantText.days(fromYear: Int64(year), month: Int64(month), day: Int64(day)))
     }
 

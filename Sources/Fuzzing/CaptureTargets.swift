@@ -1,5 +1,6 @@
 import Capture
 import Compose
+import Diary
 import Foundation
 
 /// Where a location comes from: logs, tracks, gpsd and photos.
@@ -15,22 +16,16 @@ extension FuzzTarget {
         }
     }
 
-    /// A GPX document, read as `enlog import` reads it.
+    /// A GPX document, read as `enlog import` reads it: the streaming reader, fed in chunks.
     public static let gpx = FuzzTarget("gpx") { bytes throws(FuzzFinding) in
-        do {
-            _ = try GPXReader(path: "fuzz.gpx").read(bytes)
-        } catch {
-            try explain(error)
-        }
+        try importHistory(bytes, as: HistoryReaders.all.first { $0.format == .gpx })
     }
 
-    /// A file given to `enlog import`: told apart as GPX or NMEA, read, sorted, rid of repeated times.
+    /// A file given to `enlog import`: its format told by content (every reader's sniffing of
+    /// the first 64 KiB), then read by that format's reader in chunks as the importer feeds it.
     public static let track = FuzzTarget("track") { bytes throws(FuzzFinding) in
-        do {
-            _ = try TrackFile(path: "fuzz.track").contents(of: bytes)
-        } catch {
-            try explain(error)
-        }
+        let prefix = HistoryReaders.withoutByteOrderMark(bytes.prefix(HistoryReaders.prefixLength))
+        try importHistory(bytes, as: HistoryReaders.kind(for: prefix))
     }
 
     /// gpsd's JSON stream, one report per line, decoded as `enlog log` and `enlog watch` decode
@@ -58,5 +53,29 @@ extension FuzzTarget {
         } catch {
             try explain(error)
         }
+    }
+}
+
+/// Reads `bytes` with a reader of `kind` as `HistoryImport` does, in chunks whose size the input's
+/// first byte picks (1 to 256 bytes, or all at once), so that records split at every place; a
+/// failure must be one of the importer's one-line errors.
+private func importHistory(_ bytes: [UInt8], as kind: HistoryReaderKind?) throws(FuzzFinding) {
+    guard let kind else { return }
+    let chunkSize = bytes.first.map { $0 == 0 ? max(1, bytes.count) : Int($0) } ?? 1
+    var reader = kind.make("fuzz.history")
+    var items = 0
+    do {
+        let content = HistoryReaders.withoutByteOrderMark(bytes[...])
+        var start = content.startIndex
+        while start < content.endIndex {
+            let end = min(content.endIndex, start + chunkSize)
+            try reader.feed(content[start..<end]) { _ in items += 1 }
+            start = end
+        }
+        try reader.finish { _ in items += 1 }
+    } catch let error as HistoryFileError {
+        try explain(HistoryImportError.badFile(path: "fuzz.history", format: kind.format, error: error))
+    } catch {
+        try explain(error)
     }
 }

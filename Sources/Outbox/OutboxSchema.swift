@@ -113,6 +113,7 @@ enum OutboxSchema {
         registerDigestMigration(&migrator)
         registerDiaryMigration(&migrator)
         registerENEXExportMigration(&migrator)
+        registerHistoryImportMigration(&migrator)
         return migrator
     }
 

@@ -17,7 +17,7 @@ public struct InputLimit: Sendable, Equatable {
     public static let message = InputLimit(maximumBytes: 16 << 20)
     /// `title.mustache`, `content.mustache`, config.toml, the credentials: small by nature.
     public static let smallText = InputLimit(maximumBytes: 1 << 20)
-    /// An NMEA log or a GPX track: a day at 1 Hz is about 10 MB of GPX.
+    /// An NMEA log for `log --nmea` and `watch --nmea` (`import` streams files of any size).
     public static let track = InputLimit(maximumBytes: 64 << 20)
     /// `network.ca_file`: the whole Mozilla bundle is about 220 KB.
     public static let caBundle = InputLimit(maximumBytes: 8 << 20)
@@ -90,19 +90,35 @@ package enum FileBytes {
     /// `fstat` of the file they came from (its mode, for a caller that checks permissions).
     package static func read(pathBytes path: [UInt8], limit: InputLimit, accepting: Accepting = .streams,
                      followLinks: Bool = true) throws(ReadError) -> (bytes: [UInt8], status: stat) {
+        let (descriptor, status) = try openForReading(pathBytes: path, accepting: accepting, followLinks: followLinks)
+        defer { close(descriptor) }
+        return (try readAll(descriptor, status: status, limit: limit), status)
+    }
+
+    /// Opens `path` as `read` does (O_NONBLOCK, then `fstat` says what it is); the caller closes
+    /// the descriptor. For a reader that streams the file instead of reading it whole.
+    package static func openForReading(pathBytes path: [UInt8], accepting: Accepting = .streams,
+                                       followLinks: Bool = true) throws(ReadError) -> (descriptor: Int32, status: stat) {
         guard !path.contains(0) else { throw .notReadable("the path holds a NUL byte") }
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW)
         let descriptor = (path + [0]).withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), flags) }
         guard descriptor >= 0 else { throw .system(errno) }
-        defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw .system(errno) }
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .system(code)
+        }
         let kind = status.st_mode & S_IFMT
-        if kind == S_IFDIR { throw .notReadable("it is a directory") }
+        if kind == S_IFDIR {
+            close(descriptor)
+            throw .notReadable("it is a directory")
+        }
         if kind != S_IFREG && accepting == .regularFilesOnly {
+            close(descriptor)
             throw .notReadable("not a regular file (\(describe(kind)))")
         }
-        return (try readAll(descriptor, status: status, limit: limit), status)
+        return (descriptor, status)
     }
 
     /// Standard input, to its end, within the limit and (unless it is a file or a terminal) the deadline.
@@ -141,7 +157,7 @@ package enum FileBytes {
 
     /// Waits for data or the end of input (a FIFO no writer has opened yet reports neither);
     /// without a deadline (a terminal) as long as it takes.
-    private static func waitUntilReadable(_ descriptor: Int32, deadline: ContinuousClock.Instant?) throws(ReadError) {
+    package static func waitUntilReadable(_ descriptor: Int32, deadline: ContinuousClock.Instant?) throws(ReadError) {
         while true {
             var milliseconds: Int32 = -1
             if let deadline {
@@ -167,7 +183,7 @@ package enum FileBytes {
         return kind == S_IFREG || kind == S_IFDIR ? nil : describe(kind)
     }
 
-    private static func describe(_ kind: mode_t) -> String {
+    package static func describe(_ kind: mode_t) -> String {
         switch kind {
         case S_IFIFO: return "a FIFO"
         case S_IFCHR: return "a character device"

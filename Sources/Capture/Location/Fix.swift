@@ -11,6 +11,9 @@ public struct Fix: Sendable, Equatable, Codable {
         case gpx
         /// A photo's EXIF GPS tags (`enlog log --photo`).
         case photo
+        /// Another program's location history (`enlog import`: Google Timeline, OwnTracks, KML,
+        /// GeoJSON, CSV and the other formats of `HistoryFormat`).
+        case imported
     }
 
     public let latitude: Double
@@ -47,14 +50,17 @@ public struct Fix: Sendable, Equatable, Codable {
         let accuracy = horizontalAccuracy.flatMap { $0.isFinite ? $0 : nil }
         let speed = speed.flatMap { $0.isFinite ? $0 : nil }
         let course = course.flatMap { $0.isFinite ? $0 : nil }
-        for (name, value, limits, unit) in [("altitude", altitude, Limits.altitude, "m"),
-                                            ("horizontal accuracy", accuracy, Limits.horizontalAccuracy, "m"),
-                                            ("speed", speed, Limits.speed, "m/s"),
-                                            ("course", course, Limits.course, "°")] {
+        // One call per measurement, not a loop over an array of them: `enlog import` builds
+        // millions of fixes, and the array was allocated for each.
+        func check(_ name: String, _ value: Double?, _ limits: ClosedRange<Double>, _ unit: String) throws(LocationError) {
             if let value, !limits.contains(value) {
                 throw .valueOutOfRange(name: name, value: value, limits: limits, unit: unit)
             }
         }
+        try check("altitude", altitude, Limits.altitude, "m")
+        try check("horizontal accuracy", accuracy, Limits.horizontalAccuracy, "m")
+        try check("speed", speed, Limits.speed, "m/s")
+        try check("course", course, Limits.course, "°")
         guard Limits.time.contains(timestamp) else { throw .timeOutOfRange(timestamp) }
         self.latitude = latitude
         self.longitude = longitude

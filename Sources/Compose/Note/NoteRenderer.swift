@@ -208,6 +208,7 @@ public struct NoteRenderer: Sendable {
         case .nmea: return "NMEA log"
         case .gpx: return "GPX track"
         case .photo: return "photo (EXIF GPS)"
+        case .imported: return "imported location history"
         }
     }
 }

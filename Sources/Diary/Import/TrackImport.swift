@@ -7,31 +7,15 @@ import Capture
 import Compose
 import Outbox
 
-/// `enlog import FILE`: a GPX or NMEA track into the history, fixes only, each time once; with
-/// notes, the notes a watch would have written along it.
+/// `enlog import FILE --notes`: after a track's points are in the history (`HistoryImport`), the
+/// notes a watch would have written along it, each on its imported fix, each place once.
 public struct TrackImport: Sendable {
-    public struct Summary: Sendable, Equatable {
-        public var kind: TrackFile.Kind
-        /// Timed points read from the file (after dropping repeated times).
-        public var read = 0
-        public var added = 0
-        /// Points whose time the history already had.
+    public struct Notes: Sendable, Equatable {
+        /// Notes written, and places that had their note from an earlier import.
+        public var written = 0
         public var alreadyThere = 0
-        /// Route points and waypoints without a time, left out.
-        public var untimedSkipped = 0
-        /// Points repeating a time earlier in the file, left out.
-        public var repeatedTimes = 0
-        /// With notes: notes written, and places that had their note from an earlier import.
-        public var notes = 0
-        public var notesAlreadyThere = 0
 
-        /// "read 120 points from GPX: 118 added, 2 already in the history; 3 notes written"
-        public var line: String {
-            var text = "read \(counted(read, "point")) from \(kind == .gpx ? "GPX" : "NMEA"): \(added) added, \(alreadyThere) already in the history"
-            if untimedSkipped > 0 { text += "; \(counted(untimedSkipped, "route point or waypoint", plural: "route points or waypoints")) without a time left out" }
-            if repeatedTimes > 0 { text += "; \(counted(repeatedTimes, "point")) repeating a time left out" }
-            return text
-        }
+        public init() {}
     }
 
     public let outbox: OutboxStore
@@ -40,33 +24,34 @@ public struct TrackImport: Sendable {
         self.outbox = outbox
     }
 
-    /// Reads the whole file first (a malformed one stores nothing), then adds its fixes in one
-    /// transaction. With `notes`, then walks the track with the watch thresholds and writes a
-    /// note (as `watch` writes them: template, address, map) on each fix a watch would have
-    /// noted, unless that fix has a note already (so an import repeated after a failure writes
-    /// only the notes still missing).
-    public func run(path: String, context: RunContext, notes: Bool, accountKey: String?,
-                    noted: @Sendable (LocationLogger.Outcome, MovementDecision.Verdict) -> Void = { _, _ in }) async throws -> Summary {
-        let contents = try await BlockingCall.run("enlog.import", onCancel: .abandon) { _ in try TrackFile(path: path).read() }
-        var summary = Summary(kind: contents.kind, read: contents.fixes.count, untimedSkipped: contents.untimedSkipped,
-                              repeatedTimes: contents.repeatedTimes)
-        let stored = try await outbox.importFixes(contents.fixes)
-        summary.added = stored.added
-        summary.alreadyThere = stored.alreadyThere
-        guard notes else { return summary }
+    /// Walks `fixes` (a file's, in time order: the same time twice keeps the first) with the watch
+    /// thresholds and writes a note (as `watch` writes them: template, address, map) on each fix
+    /// a watch would have noted, unless that fix has a note already (so an import repeated after
+    /// a failure writes only the notes still missing).
+    public func writeNotes(along fixes: [Fix], context: RunContext, accountKey: String?,
+                           noted: @Sendable (LocationLogger.Outcome, MovementDecision.Verdict) -> Void = { _, _ in }) async throws -> Notes {
+        let sorted = fixes.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
+        var track: [Fix] = []
+        for fix in sorted where track.last.map({ Self.sameTime($0.timestamp, fix.timestamp) }) != true { track.append(fix) }
+        // Already in the history: this finds each fix's row.
+        let stored = try await outbox.importFixes(track)
         let logger = try context.logger(outbox: outbox, accountKey: accountKey)
-        var alreadyNoted = 0
-        let decided = try await MovementReplay.decide(contents.fixes, config: context.config) { index, fix, verdict in
+        var notes = Notes()
+        let decided = try await MovementReplay.decide(track, config: context.config) { index, fix, verdict in
             let fixId = stored.fixIds[index]
             if try await outbox.hasNote(onFix: fixId) {
-                alreadyNoted += 1
+                notes.alreadyThere += 1
                 return true
             }
             noted(try await logger.log(fix, historyFix: fixId), verdict)
             return true
         }
-        summary.notesAlreadyThere = alreadyNoted
-        summary.notes = decided.notes - alreadyNoted
-        return summary
+        notes.written = decided.notes - notes.alreadyThere
+        return notes
+    }
+
+    /// The history keeps times to the millisecond: two points in the same millisecond are one time.
+    static func sameTime(_ a: Date, _ b: Date) -> Bool {
+        (a.timeIntervalSince1970 * 1000).rounded() == (b.timeIntervalSince1970 * 1000).rounded()
     }
 }

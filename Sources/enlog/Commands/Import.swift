@@ -14,45 +14,89 @@ import Watch
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Bring a GPX or NMEA track into the location history.",
+        abstract: "Bring location history from other programs and devices into the history.",
         discussion: """
-            Every timed point of a GPX 1.0/1.1 file (tracks, all their segments, and route points \
-            or waypoints that carry a time) or every valid fix of an NMEA 0183 log becomes a fix in \
-            the history; a time the history already has is skipped, so importing twice adds nothing. \
-            The file is read whole first: a malformed one imports nothing.
+            Each FILE may be a file, a folder (every file in it, in every subfolder) or a zip \
+            archive (a Google Takeout download, a KMZ). The format is told by content, never by \
+            the name: GPX, KML (gx:Track, Track, timed Placemarks; a TimeSpan is a stay), TCX, \
+            CSV with a header naming latitude, longitude and time columns, OwnTracks .rec files, \
+            NMEA 0183 logs, and the Google Timeline exports and JSON formats listed in the guide \
+            (docs/import.md).
+
+            Files of any size are streamed: memory stays bounded, and points are written 10,000 \
+            to a transaction, so an import that is killed leaves whole chunks and running it again \
+            adds only what is missing. A point whose time the history already has from the same \
+            device is skipped, so importing twice adds nothing. A record that cannot be a point \
+            (0,0, a time before 1980, no time) is skipped and counted by reason. A file that is \
+            not a known format, empty, cut short or wrong is one error line naming the file and \
+            where, exit 65, and adds nothing; the other files are still imported.
+
+            On a terminal a progress line shows bytes, points and the time left.
 
             With --notes, notes are also written where `enlog watch` would have written them \
-            (watch.min_distance, watch.min_interval, watch.max_interval, location.min_accuracy).
+            (watch.min_distance, watch.min_interval, watch.max_interval, location.min_accuracy); \
+            the file's points are then held in memory.
 
             Examples:
               enlog import walk.gpx
               enlog import drive.nmea --notes
-              gpsbabel -i garmin_fit -f ride.fit -o gpx -F - > ride.gpx && enlog import ride.gpx
+              enlog import takeout-20250101.zip --json
+              enlog import ~/owntracks/rec/
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("The GPX or NMEA file.", valueName: "file")) var file: String
+    @Argument(help: ArgumentHelp("Files, folders or zip archives of location history.", valueName: "file")) var files: [String]
     @Flag(help: "Also write notes with the watch thresholds.") var notes = false
     @Flag(help: "Print the summary as JSON.") var json = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one file, folder or zip archive to import") }
+    }
 
     func run() async throws {
         let context = try global.context()
         let outbox = try context.outbox()
         let account = notes ? (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } : nil
-        let json = self.json
-        let summary = try await TrackImport(outbox: outbox).run(path: file, context: context, notes: notes, accountKey: account?.accountKey) { outcome, _ in
-            if !json { Terminal.standardError("enlog: logged note \(outcome.note.id ?? 0): \(outcome.note.title)") }
+        let (files, collect, json) = (self.files, notes, self.json)
+        let reports = try await BlockingCall.run("enlog.import", onCancel: .abandon) { _ in
+            var reports: [ImportReport] = []
+            HistoryImport(outbox: outbox, progress: HistoryImportProgress.forTerminal(), collectFixes: collect).run(files) { report in
+                // Errors as they happen, each one line; a lone failing file is reported by the caller.
+                if let error = report.error, files.count > 1 || report.path != files[0] {
+                    Terminal.standardError("enlog: error: \(error.reason)")
+                }
+                reports.append(ImportReport(report))
+            }
+            return reports
         }
+        let imported = reports.filter { $0.report.error == nil && !$0.report.passedOver }
+        if reports.count == 1, let error = reports[0].report.error { throw error }
+        var written = TrackImport.Notes()
+        if notes {
+            for file in imported {
+                let done = try await TrackImport(outbox: outbox).writeNotes(along: file.report.fixes, context: context,
+                                                                             accountKey: account?.accountKey) { outcome, _ in
+                    if !json { Terminal.standardError("enlog: logged note \(outcome.note.id ?? 0): \(outcome.note.title)") }
+                }
+                written.written += done.written
+                written.alreadyThere += done.alreadyThere
+            }
+        }
+        let summary = ImportSummary(files: imported.map(\.report), passedOver: reports.filter(\.report.passedOver).count + imported.map(\.report.membersPassedOver).reduce(0, +),
+                                    notes: notes ? written : nil)
         if json {
-            let object: [String: Any] = ["format": summary.kind.rawValue, "read": summary.read, "added": summary.added,
-                                         "alreadyThere": summary.alreadyThere, "untimedSkipped": summary.untimedSkipped,
-                                         "repeatedTimes": summary.repeatedTimes, "notes": summary.notes,
-                                         "notesAlreadyThere": summary.notesAlreadyThere]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            try Terminal.standardOutput(String(decoding: data, as: UTF8.self))
-        } else {
-            try Terminal.standardOutput(summary.line + (notes ? "; \(counted(summary.notes, "note")) written"
-                + (summary.notesAlreadyThere > 0 ? " (\(summary.notesAlreadyThere == 1 ? "1 place had its note" : "\(summary.notesAlreadyThere) places had theirs"))" : "") : ""))
+            try Terminal.standardOutput(try summary.json())
+        } else if !imported.isEmpty {
+            for line in summary.lines { try Terminal.standardOutput(line) }
+        }
+        if let worst = reports.compactMap(\.report.error).map({ ExitStatus.of($0) }).max(by: { $0.rawValue < $1.rawValue }) {
+            throw ExitCode(worst.rawValue)
         }
     }
+}
+
+/// A file's report carried out of the import thread.
+struct ImportReport: @unchecked Sendable {
+    let report: HistoryImport.FileReport
+    init(_ report: HistoryImport.FileReport) { self.report = report }
 }

@@ -121,7 +121,7 @@ final class TrackImportTests: XCTestCase {
         let result = try home.run("import", file.path)
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertEqual(result.standardOutput,
-                       "read 5 points from GPX: 5 added, 0 already in the history; 3 route points or waypoints without a time left out\n")
+                       "read 5 points from GPX: 5 added, 0 already in the history; 3 skipped (3 no time)\n")
         let stored = try await history(home)
         XCTAssertEqual(stored.map { TrackTime.string($0.timestamp) },
                        ["2026-11-22T07:59:30Z", "2026-11-22T08:00:00Z", "2026-11-22T08:00:05.500Z", "2026-11-22T08:30:00Z", "2026-11-22T08:40:00Z"])
@@ -178,7 +178,7 @@ final class TrackImportTests: XCTestCase {
             ("no-number.gpx", gpx("<trkpt lat=\"north\" lon=\"11\"><time>2026-11-22T08:00:00Z</time></trkpt>"), .badLocation, "is not a number"),
             ("laughs.gpx", laughs, .badLocation, "DOCTYPE is not allowed"),
             ("external.gpx", external, .badLocation, "DOCTYPE is not allowed"),
-            ("kml.gpx", "<kml xmlns=\"http://www.opengis.net/kml/2.2\"/>", .badLocation, "is not GPX"),
+            ("osm.gpx", "<osm version=\"0.6\"/>", .badLocation, "XML with the root element <osm>"),
             ("empty-track.gpx", gpx(""), .badLocation, "no point with a time"),
             ("garbage.bin", "\u{1}\u{2}PK\u{3}\u{4}", .badLocation, "neither GPX"),
             ("no-fix.nmea", "$GPGGA,,,,,,0,00,99.99,,,,,,*48\n", .badLocation, "no"),
@@ -201,15 +201,20 @@ final class TrackImportTests: XCTestCase {
         XCTAssertEqual(missing.standardErrorLines.count, 1, missing.standardError)
     }
 
-    /// Larger than the limit: refused from its size, before a byte is parsed (a sparse file).
-    func testAFileOverTheSizeLimitIsRefusedUnread() throws {
+    /// No size limit any more (files are streamed), so what never ends must still not hang or
+    /// fill the memory: a device is refused unread, and a huge file of no known format is refused
+    /// from its first 64 KiB (a sparse file: reading it whole would take minutes).
+    func testDevicesAndHugeFilesOfNoFormatAreRefusedFromTheirStart() throws {
         let home = try EnlogHome()
+        let device = try home.run("import", "/dev/zero")
+        XCTAssertEqual(device.status, ExitStatusCode.noInput.rawValue, device.standardError)
+        XCTAssertTrue(device.standardError.contains("not a regular file (a character device)"), device.standardError)
         let path = home.directory.path("huge.gpx")
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("<gpx>".utf8)))
-        XCTAssertEqual(truncate(path, off_t(TrackFile.maximumBytes + 1)), 0)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data()))
+        XCTAssertEqual(truncate(path, off_t(64 << 30)), 0)
         let result = try home.run("import", path)
         XCTAssertEqual(result.status, ExitStatusCode.badLocation.rawValue, result.standardError)
-        XCTAssertTrue(result.standardError.contains("at most 64 MiB"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("is not a location history enlog reads"), result.standardError)
         XCTAssertEqual(try fixCount(home), 0)
     }
 

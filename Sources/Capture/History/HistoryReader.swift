@@ -1,0 +1,104 @@
+import Foundation
+import Support
+import Configuration
+import Network
+
+/// The formats `enlog import` reads, each told apart by content (never by name).
+package enum HistoryFormat: String, Sendable, CaseIterable, Codable {
+    case gpx, nmea, kml, tcx, csv, geojson
+    case ownTracksRecords = "owntracks-rec"
+    case ownTracksJSON = "owntracks-json"
+    case googleRecords = "google-records"
+    case googleSemantic = "google-semantic"
+    case androidTimeline = "android-timeline"
+    case iosTimeline = "ios-timeline"
+    case timelineEdits = "timeline-edits"
+}
+
+/// One timed position read from another program's history file. `device` keeps apart points that
+/// several devices recorded at the same instant (Records.json's `deviceTag`, OwnTracks' `tid`).
+package struct HistoryPoint: Sendable, Equatable {
+    package var fix: Fix
+    package var device: String?
+
+    package init(fix: Fix, device: String? = nil) {
+        self.fix = fix
+        self.device = device
+    }
+}
+
+/// A stay another program judged (Google's `placeVisit`, the on-device `visit`): kept for the
+/// diary's stays and places as it was given, not only as points.
+package struct HistoryVisit: Sendable, Equatable {
+    package var start: Date
+    package var end: Date
+    package var latitude: Double
+    package var longitude: Double
+    package var name: String?
+    package var address: String?
+    package var placeId: String?
+    /// Google's `semanticType` or the on-device label (HOME, WORK, …).
+    package var semanticType: String?
+
+    package init(start: Date, end: Date, latitude: Double, longitude: Double, name: String? = nil,
+                 address: String? = nil, placeId: String? = nil, semanticType: String? = nil) {
+        self.start = start
+        self.end = end
+        self.latitude = latitude
+        self.longitude = longitude
+        self.name = name
+        self.address = address
+        self.placeId = placeId
+        self.semanticType = semanticType
+    }
+}
+
+/// Why a record in a file that is otherwise fine did not become a point. Counted, not fatal:
+/// real exports carry such records (0,0 at time 0, 1970 times, strings in number fields).
+package enum HistorySkip: String, Sendable, CaseIterable, Codable {
+    case noTime = "no time"
+    case badTime = "time that is no date"
+    case badPosition = "position that cannot be"
+    case nullIsland = "0,0 position"
+    case badValue = "value out of range"
+    case notAPoint = "record that is not a point"
+}
+
+/// What a reader hands on as it goes, in file order.
+package enum HistoryItem: Sendable, Equatable {
+    case point(HistoryPoint)
+    case visit(HistoryVisit)
+    case skipped(HistorySkip)
+}
+
+/// Why a file cannot be imported at all: one line naming the file, where (a line or a byte
+/// offset) and what is wrong. Such a file adds nothing (exit 65).
+package struct HistoryFileError: Error, Sendable, Equatable {
+    package enum Place: Sendable, Equatable {
+        case line(Int)
+        case byte(Int)
+        case wholeFile
+    }
+    package var place: Place
+    package var reason: String
+
+    package init(_ reason: String, at place: Place = .wholeFile) {
+        self.reason = reason
+        self.place = place
+    }
+}
+
+/// A push parser of one format: the importer reads the file in chunks of bounded size and feeds
+/// them in order, so no reader ever holds a whole file. A reader emits items as soon as it has
+/// them; `finish` says the file ended (a reader with an open record or document throws there:
+/// the file is truncated).
+package protocol HistoryReader {
+    /// The format this reader reads.
+    static var format: HistoryFormat { get }
+    /// Whether a file whose first bytes (up to 64 KiB, fewer if the file is shorter, the UTF-8
+    /// byte order mark already removed) is of this format. Decided by content: keys, elements,
+    /// a header line, never the file's name.
+    static func recognizes(prefix: ArraySlice<UInt8>) -> Bool
+    mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (HistoryItem) throws -> Void) throws
+    mutating func finish(emit: (HistoryItem) throws -> Void) throws
+}

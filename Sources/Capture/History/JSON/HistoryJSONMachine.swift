@@ -1,0 +1,194 @@
+import Foundation
+
+/// What one record of a JSON history file said about a position, gathered field by field in
+/// whatever order the file wrote them, then checked once as a whole.
+package struct PointFields {
+    package var latitude: Double?
+    package var longitude: Double?
+    /// Seconds since 1970.
+    package var time: Double?
+    /// A time field was there but said no date.
+    package var timeUnreadable = false
+    /// A coordinate field was there but held no number.
+    package var positionUnreadable = false
+    package var altitude: Double?
+    package var accuracy: Double?
+    package var speed: Double?
+    package var course: Double?
+    package var device: String?
+
+    package init() {}
+
+    package mutating func setTime(_ value: JSONScalar) {
+        if let seconds = value.epochSeconds { time = seconds } else if value.kind != .null { timeUnreadable = true }
+    }
+
+    package mutating func setCoordinate(_ value: JSONScalar, latitude isLatitude: Bool, scale: Double = 1) {
+        guard let number = value.double else {
+            if value.kind != .null { positionUnreadable = true }
+            return
+        }
+        if isLatitude { latitude = number * scale } else { longitude = number * scale }
+    }
+
+    /// Google's E7 integers (degrees × 10⁷). Old exports wrapped negative values past 2³¹; Google's
+    /// own description of the format says to subtract 2³² from a latitude above 900000000 or a
+    /// longitude above 1800000000.
+    package mutating func setE7(_ value: JSONScalar, latitude isLatitude: Bool) {
+        guard var number = value.double else {
+            if value.kind != .null { positionUnreadable = true }
+            return
+        }
+        if number > (isLatitude ? 900_000_000 : 1_800_000_000) { number -= 4_294_967_296 }
+        if isLatitude { latitude = number / 1e7 } else { longitude = number / 1e7 }
+    }
+
+    package mutating func setPair(_ value: JSONScalar) {
+        if let pair = value.coordinatePair {
+            latitude = pair.latitude
+            longitude = pair.longitude
+        } else if value.kind != .null {
+            positionUnreadable = true
+        }
+    }
+
+    package var hasAnything: Bool { latitude != nil || longitude != nil || time != nil || positionUnreadable || timeUnreadable }
+
+    /// The record as a point, or why it is none. The rules, in order (the real-data tests count
+    /// with the same ones, independently): no coordinates at all → not a point; a missing or
+    /// unreadable coordinate or one out of range → bad position; exactly 0,0 → null island; no
+    /// time → no time; a time that is no date or is outside `Fix.Limits.time` → bad time.
+    /// Optional measurements outside `Fix.Limits` (the -1 "unknown" of many trackers) are dropped,
+    /// not the point: its position and time are still good.
+    package func item(source: Fix.Source = .imported) -> HistoryItem {
+        guard latitude != nil || longitude != nil || positionUnreadable else { return .skipped(.notAPoint) }
+        guard let latitude, let longitude, Fix.Limits.latitude.contains(latitude),
+              Fix.Limits.longitude.contains(longitude) else { return .skipped(.badPosition) }
+        if latitude == 0 && longitude == 0 { return .skipped(.nullIsland) }
+        guard let time else { return .skipped(timeUnreadable ? .badTime : .noTime) }
+        let timestamp = Date(timeIntervalSince1970: time)
+        guard Fix.Limits.time.contains(timestamp) else { return .skipped(.badTime) }
+        func within(_ value: Double?, _ limits: ClosedRange<Double>) -> Double? {
+            value.flatMap { limits.contains($0) ? $0 : nil }
+        }
+        do {
+            let fix = try Fix(latitude: latitude, longitude: longitude,
+                              altitude: within(altitude, Fix.Limits.altitude),
+                              horizontalAccuracy: within(accuracy, Fix.Limits.horizontalAccuracy),
+                              speed: within(speed, Fix.Limits.speed),
+                              course: within(course, Fix.Limits.course),
+                              timestamp: timestamp, source: source)
+            return .point(HistoryPoint(fix: fix, device: device))
+        } catch {
+            return .skipped(.badValue)
+        }
+    }
+}
+
+/// A visit as a file gave it, field by field; checked as a whole when its object ends.
+package struct VisitFields {
+    package var position = PointFields()
+    package var start: Double?
+    package var end: Double?
+    package var name: String?
+    package var address: String?
+    package var placeId: String?
+    package var semanticType: String?
+
+    package init() {}
+
+    /// The visit, or why there is none: it needs a start, a position that can be, and an end not
+    /// before its start (a missing end is the start: a stay of unknown length).
+    package func item() -> HistoryItem {
+        guard let start else { return .skipped(.noTime) }
+        var check = position
+        check.time = start
+        guard case .point = check.item() else {
+            if case .skipped(let why) = check.item() { return .skipped(why) }
+            return .skipped(.badPosition)
+        }
+        let end = end ?? start
+        guard end >= start, Fix.Limits.time.contains(Date(timeIntervalSince1970: end)) else { return .skipped(.badTime) }
+        return .visit(HistoryVisit(start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end),
+                                   latitude: position.latitude!, longitude: position.longitude!, name: name,
+                                   address: address, placeId: placeId, semanticType: semanticType))
+    }
+}
+
+/// A segment of the on-device Timeline exports (Android and iOS): a visit, an activity or both,
+/// over the segment's start and end times (kept in `visit`).
+package struct SegmentFields {
+    package var visit = VisitFields()
+    package var activityStart = PointFields(), activityEnd = PointFields()
+    package var sawVisit = false, sawActivity = false
+
+    package init() {}
+
+    /// The visit over the segment's times; the activity's start and end as points at them.
+    package func emit(into items: inout [HistoryItem]) {
+        if sawVisit { items.append(visit.item()) }
+        guard sawActivity else { return }
+        var start = activityStart, end = activityEnd
+        start.time = visit.start
+        end.time = visit.end
+        items.append(start.item())
+        items.append(end.item())
+    }
+}
+
+/// The part of a JSON history reader that follows one file's events: subclasses keep the state of
+/// the record they are in (small, reset at each record) and queue what they read; the reader hands
+/// the queue on after every slice the stream parses.
+package class HistoryJSONMachine: JSONEventHandler {
+    package var pending: [HistoryItem] = []
+
+    package init() {}
+
+    package func start(_ path: JSONPath, array: Bool) throws(HistoryFileError) {}
+    package func end(_ path: JSONPath, array: Bool) throws(HistoryFileError) {}
+    package func scalar(_ path: JSONPath, _ value: JSONScalar) throws(HistoryFileError) {}
+    /// The document ended well; a format with a rule about the whole file checks it here.
+    package func documentEnded() throws(HistoryFileError) {}
+
+    final func drain(_ emit: (HistoryItem) throws -> Void) throws {
+        defer { pending.removeAll(keepingCapacity: true) }
+        for item in pending { try emit(item) }
+    }
+}
+
+/// A JSON history format: its machine, the keys it follows, and the format it reads.
+package protocol JSONHistoryFormat: HistoryJSONMachine {
+    static var format: HistoryFormat { get }
+    static var keys: JSONKeyTable { get }
+    init()
+}
+
+/// A `HistoryReader` built on a `JSONStream` and one format's machine: the reading is the
+/// machine's, the feeding and the recognizing are the same for every JSON format.
+package struct JSONHistoryReader<Machine: JSONHistoryFormat>: HistoryReader {
+    package static var format: HistoryFormat { Machine.format }
+    let machine: Machine
+    let stream: JSONStream
+
+    package init() {
+        let machine = Machine()
+        self.machine = machine
+        stream = JSONStream(keys: Machine.keys, handler: machine)
+    }
+
+    package static func recognizes(prefix: ArraySlice<UInt8>) -> Bool {
+        JSONHistorySniffer.format(of: prefix) == format
+    }
+
+    package mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (HistoryItem) throws -> Void) throws {
+        let machine = machine
+        try stream.feed(chunk) { try machine.drain(emit) }
+    }
+
+    package mutating func finish(emit: (HistoryItem) throws -> Void) throws {
+        let machine = machine
+        try stream.finish { try machine.drain(emit) }
+        try machine.documentEnded()
+        try machine.drain(emit)
+    }
+}

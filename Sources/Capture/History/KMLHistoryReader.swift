@@ -1,0 +1,124 @@
+import Foundation
+import Support
+import Configuration
+import Network
+
+/// KML, streamed: Google Earth's `gx:Track` and KML 2.3's `Track` (a list of `when` and a list of
+/// `coord`, paired in order; an empty `coord` is a pause and is skipped), and Placemarks whose
+/// Points carry a `TimeStamp` (with `ExtendedData` speed and accuracy when given). A Placemark
+/// with a `TimeSpan` is a stay (a visit from begin to end); a LineString has no times of its own,
+/// so its coordinates are counted as skipped, not invented.
+package struct KMLHistoryReader: XMLHistoryReader {
+    package static let format = HistoryFormat.kml
+
+    package let stream = XMLStream()
+    private var path: [String] = []
+    private var started = false
+    private var placemark: Placemark?
+    private var track: Track?
+    private var dataName: String?
+
+    private struct Placemark {
+        var time: String?
+        var begin: String?
+        var end: String?
+        var name: String?
+        var points: [(coordinates: String, line: Int)] = []
+        var data: [String: String] = [:]
+        var line: Int
+    }
+
+    private struct Track {
+        var times: [String] = []
+        var coordinates: [String] = []
+    }
+
+    package init() {}
+
+    package static func recognizes(prefix: ArraySlice<UInt8>) -> Bool {
+        XMLStream.rootName(prefix) == "kml"
+    }
+
+    package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
+        switch event {
+        case .start(let element):
+            if !started {
+                guard element.name == "kml" else {
+                    throw HistoryFileError("not KML: the root element is <\(element.name)>", at: .line(element.line))
+                }
+                started = true
+            }
+            switch element.name {
+            case "Placemark": placemark = Placemark(line: element.line)
+            case "Track": track = Track()
+            case "Data": dataName = element.attributes["name"]
+            default: break
+            }
+            path.append(element.name)
+        case let .end(name, _, text):
+            path.removeLast()
+            let parent = path.last
+            switch (name, parent) {
+            case ("when", "TimeStamp"): placemark?.time = text
+            case ("when", "Track"): track?.times.append(text)
+            case ("coord", "Track"): track?.coordinates.append(text)
+            case ("begin", "TimeSpan"): placemark?.begin = text
+            case ("end", "TimeSpan"): placemark?.end = text
+            case ("name", "Placemark"): placemark?.name = text
+            case ("value", "Data"): if let dataName { placemark?.data[dataName] = text }
+            case ("coordinates", "Point"): placemark?.points.append((text, 0))
+            case ("coordinates", _):
+                // LineString, LinearRing: positions without times of their own.
+                for _ in text.split(whereSeparator: \.isWhitespace) { try emit(.skipped(.noTime)) }
+            case ("Track", _):
+                if let track { try emitTrack(track, emit) }
+                track = nil
+            case ("Placemark", _):
+                if let placemark { try emitPlacemark(placemark, emit) }
+                placemark = nil
+            default: break
+            }
+        }
+    }
+
+    /// "lon lat alt" (Track) or "lon,lat,alt" (coordinates).
+    private static func position(_ text: String) -> (latitude: Double, longitude: Double, altitude: Double?)? {
+        let parts = text.split { $0 == "," || $0 == " " || $0.isWhitespace }
+        guard parts.count >= 2, let longitude = HistoryPoints.number(parts[0]), let latitude = HistoryPoints.number(parts[1]) else { return nil }
+        return (latitude, longitude, parts.count > 2 ? HistoryPoints.number(parts[2]) : nil)
+    }
+
+    private func emitTrack(_ track: Track, _ emit: (HistoryItem) throws -> Void) throws {
+        for (index, timeText) in track.times.enumerated() {
+            guard index < track.coordinates.count, let position = Self.position(track.coordinates[index]) else {
+                try emit(.skipped(.badPosition))
+                continue
+            }
+            try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
+                                        time: HistoryTimes.parse(timeText)))
+        }
+        // Positions beyond the last time have none.
+        for _ in track.times.count..<max(track.times.count, track.coordinates.count) { try emit(.skipped(.noTime)) }
+    }
+
+    private func emitPlacemark(_ placemark: Placemark, _ emit: (HistoryItem) throws -> Void) throws {
+        if placemark.time == nil, let begin = placemark.begin.flatMap(HistoryTimes.parse),
+           let end = placemark.end.flatMap(HistoryTimes.parse) ?? placemark.begin.flatMap(HistoryTimes.parse),
+           placemark.points.count == 1, let position = Self.position(placemark.points[0].coordinates),
+           Fix.Limits.latitude.contains(position.latitude), Fix.Limits.longitude.contains(position.longitude) {
+            try emit(.visit(HistoryVisit(start: begin, end: end, latitude: position.latitude, longitude: position.longitude,
+                                         name: placemark.name)))
+            return
+        }
+        for point in placemark.points {
+            guard let position = Self.position(point.coordinates) else {
+                try emit(.skipped(.badPosition))
+                continue
+            }
+            try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
+                                        accuracy: placemark.data["accuracy"].flatMap(HistoryPoints.number),
+                                        speed: placemark.data["speed"].flatMap(HistoryPoints.number),
+                                        time: placemark.time.flatMap(HistoryTimes.parse)))
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Support
+import Capture
+
+/// Why one file of `enlog import` added nothing: one line naming the file, where and what.
+package enum HistoryImportError: ENLogError, Equatable {
+    /// Missing, unreadable, a directory where a file was expected, a device.
+    case unreadable(path: String, detail: String)
+    /// Not empty, but not any format enlog reads.
+    case unknownFormat(path: String, detail: String)
+    case empty(path: String)
+    /// A zip archive libarchive cannot read (cut short, damaged, encrypted).
+    case badArchive(path: String, detail: String)
+    /// A file of a known format that is wrong where `error` says (cut short, a bad value).
+    case badFile(path: String, format: HistoryFormat, error: HistoryFileError)
+    /// Read to its end without a single point or stay.
+    case nothingToImport(path: String, format: HistoryFormat, skipped: [HistorySkip: Int])
+
+    public var category: ErrorCategory {
+        switch self {
+        case .unreadable: return .noInput
+        default: return .badLocation
+        }
+    }
+
+    public var reason: String {
+        switch self {
+        case let .unreadable(path, detail):
+            return "cannot read \(path): \(detail)"
+        case let .unknownFormat(path, detail):
+            return "\(path) is not a location history enlog reads (neither GPX, KML, TCX, CSV, OwnTracks, GeoJSON, a Google Timeline export nor an NMEA 0183 log): \(detail)"
+        case let .empty(path):
+            return "\(path) is empty: nothing to import"
+        case let .badArchive(path, detail):
+            return "\(path) is a zip archive that cannot be read (cut short or damaged?): \(HTTPText.oneLine(detail))"
+        case let .badFile(path, format, error):
+            // A reader whose messages name the file already (NMEA's are `log --nmea`'s).
+            if error.reason.contains(path) { return error.reason }
+            let place: String
+            switch error.place {
+            case .line(let line): place = " line \(line)"
+            case .byte(let offset): place = " byte \(offset)"
+            case .wholeFile: place = ""
+            }
+            return "\(path)\(place): \(format.title): \(HTTPText.oneLine(error.reason))"
+        case let .nothingToImport(path, format, skipped):
+            let reasons = skipped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) with \($0.key.rawValue)" }
+            return "\(path) holds no point with a time: nothing to import (\(format.title)\(reasons.isEmpty ? "" : "; skipped: " + reasons.joined(separator: ", ")))"
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .unknownFormat: return "convert it with gpsbabel to GPX (-o gpx) first"
+        default: return nil
+        }
+    }
+}
+
+extension HistoryFormat {
+    /// How messages name the format.
+    package var title: String {
+        switch self {
+        case .gpx: return "GPX"
+        case .nmea: return "NMEA"
+        case .kml: return "KML"
+        case .tcx: return "TCX"
+        case .csv: return "CSV"
+        case .geojson: return "GeoJSON"
+        case .ownTracksRecords: return "OwnTracks records"
+        case .ownTracksJSON: return "OwnTracks JSON"
+        case .googleRecords: return "Google Records.json"
+        case .googleSemantic: return "Google Semantic Location History"
+        case .androidTimeline: return "Android Timeline.json"
+        case .iosTimeline: return "iOS location-history.json"
+        case .timelineEdits: return "Timeline Edits.json"
+        }
+    }
+}
