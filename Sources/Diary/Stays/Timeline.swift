@@ -18,6 +18,9 @@ public struct Timeline: Sendable, Equatable, Codable {
         public var fixes: Int
         /// "fixes" or "visit" (an imported program's own).
         public var origin: String
+        /// The place's id in `enlog places`.
+        public var place: Int64?
+        /// The place's name, else an imported visit's own.
         public var name: String?
     }
 
@@ -38,23 +41,14 @@ public struct Timeline: Sendable, Equatable, Codable {
     public var moves: [Move]
 
     /// The timeline of `start..<end`: stays overlapping it, found in the fixes from `maxGap`
-    /// before to `maxGap` after (so a night at home that began yesterday is whole).
-    public static func build(outbox: OutboxStore, detector: StayDetector, from start: Date, to end: Date,
-                             timeZone: TimeZone) async throws(OutboxError) -> Timeline {
-        let margin = detector.maxGap + detector.minDuration
-        let wideStart = start.addingTimeInterval(-margin), wideEnd = end.addingTimeInterval(margin)
-        let fixes = try await outbox.stayFixes(from: wideStart, to: wideEnd)
-        let visits = try await outbox.stayVisits(from: wideStart, to: wideEnd)
-        let points = fixes.map {
-            StayDetector.Point(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy, time: $0.time,
-                               anchor: $0.source == .manual)
-        }
-        let found = detector.stays(in: points, visits: visits.map {
-            StayDetector.Visit(latitude: $0.latitude, longitude: $0.longitude, start: $0.start, end: $0.end,
-                               name: $0.name ?? $0.semanticType.map(Self.label))
-        })
+    /// before to `maxGap` after (so a night at home that began yesterday is whole), each the place
+    /// `places` knows it as (making and naming new ones) unless `places` is nil.
+    public static func build(outbox: OutboxStore, detector: StayDetector, places: PlaceBook? = nil,
+                             from start: Date, to end: Date, timeZone: TimeZone) async throws -> Timeline {
+        let (found, points) = try await stays(outbox: outbox, detector: detector, from: start, to: end)
         let lower = start.timeIntervalSince1970, upper = end.timeIntervalSince1970
         let stays = found.filter { $0.departure > lower && $0.arrival < upper }
+        let placed = try await places?.places(of: stays)
         let time = Clock(timeZone: timeZone)
         var moves: [Move] = []
         var index = points.startIndex
@@ -76,12 +70,33 @@ public struct Timeline: Sendable, Equatable, Codable {
                               distanceMetres: Int(distance.rounded()), mode: nil))
         }
         return Timeline(from: time.string(lower), to: time.string(upper), timeZone: timeZone.identifier,
-                        stays: stays.map {
-                            Stay(latitude: $0.latitude, longitude: $0.longitude, arrival: time.string($0.arrival),
-                                 departure: time.string($0.departure), durationSeconds: Int($0.duration.rounded()),
-                                 fixes: $0.fixes, origin: $0.origin.rawValue, name: $0.name)
+                        stays: stays.enumerated().map { index, stay in
+                            let place = placed?[index]
+                            return Stay(latitude: stay.latitude, longitude: stay.longitude, arrival: time.string(stay.arrival),
+                                        departure: time.string(stay.departure), durationSeconds: Int(stay.duration.rounded()),
+                                        fixes: stay.fixes, origin: stay.origin.rawValue, place: place?.id,
+                                        name: place?.name ?? stay.name)
                         },
                         moves: moves)
+    }
+
+    /// The stays of the history overlapping `start..<end` (some may reach beyond), with the
+    /// points they were found in.
+    public static func stays(outbox: OutboxStore, detector: StayDetector, from start: Date,
+                             to end: Date) async throws(OutboxError) -> ([StayDetector.Stay], [StayDetector.Point]) {
+        let margin = detector.maxGap + detector.minDuration
+        let wideStart = start.addingTimeInterval(-margin), wideEnd = end.addingTimeInterval(margin)
+        let fixes = try await outbox.stayFixes(from: wideStart, to: wideEnd)
+        let visits = try await outbox.stayVisits(from: wideStart, to: wideEnd)
+        let points = fixes.map {
+            StayDetector.Point(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy, time: $0.time,
+                               anchor: $0.source == .manual)
+        }
+        let found = detector.stays(in: points, visits: visits.map {
+            StayDetector.Visit(latitude: $0.latitude, longitude: $0.longitude, start: $0.start, end: $0.end,
+                               name: $0.name ?? $0.semanticType.map(Self.label))
+        })
+        return (found, points)
     }
 
     /// "HOME" → "Home", "INFERRED_WORK" → "Work": Google's labels as a person writes them.
@@ -97,16 +112,16 @@ public struct Timeline: Sendable, Equatable, Codable {
     }
 
     /// Times as ISO 8601 with the zone's offset at that instant.
-    struct Clock {
+    package struct Clock {
         let formatter: ISO8601DateFormatter
 
-        init(timeZone: TimeZone) {
+        package init(timeZone: TimeZone) {
             formatter = ISO8601DateFormatter()
             formatter.timeZone = timeZone
             formatter.formatOptions = [.withInternetDateTime]
         }
 
-        func string(_ seconds: Double) -> String {
+        package func string(_ seconds: Double) -> String {
             formatter.string(from: Date(timeIntervalSince1970: seconds.rounded()))
         }
     }

@@ -37,7 +37,10 @@ struct TimelineCommand: AsyncParsableCommand {
         let start = range.from ?? (since == nil && until == nil ? today.start : .distantPast)
         let end = range.to ?? (since == nil && until == nil ? today.end : Date())
         guard start < end else { throw ValidationError("--since must come before --until") }
-        let timeline = try await Timeline.build(outbox: try context.outbox(.read), detector: StayDetector(config: context.config),
+        let outbox = try context.outbox(.change)
+        let detector = StayDetector(config: context.config)
+        let timeline = try await Timeline.build(outbox: outbox, detector: detector,
+                                                places: PlaceBook(context: context, outbox: outbox, detector: detector),
                                                 from: start, to: end, timeZone: zone)
         if json {
             try Terminal.standardOutput(try JSONOutput.encode(timeline))

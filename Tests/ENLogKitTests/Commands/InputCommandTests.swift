@@ -271,7 +271,7 @@ struct InputCommandTests {
     static let commands: [[String]] = [
         [], ["log"], ["sync"], ["queue"], ["queue", "list"], ["queue", "show"], ["queue", "retry"], ["queue", "drop"],
         ["history"], ["auth"], ["auth", "login"], ["auth", "token"], ["auth", "status"], ["auth", "logout"],
-        ["notebooks"], ["reachability"], ["config"], ["config", "show"], ["validate"], ["export"], ["timeline"],
+        ["notebooks"], ["reachability"], ["config"], ["config", "show"], ["validate"], ["export"], ["timeline"], ["places"], ["places", "list"], ["places", "name"], ["places", "add"], ["places", "merge"], ["places", "forget"],
     ]
 
     @Test(arguments: commands)

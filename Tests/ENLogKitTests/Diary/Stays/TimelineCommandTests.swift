@@ -43,6 +43,13 @@ struct TimelineCommandTests {
         return rows.joined(separator: "\n") + "\n"
     }
 
+    /// A home whose places are not named: geocoding off (PlacesCommandTests name them).
+    static func home() throws -> EnlogHome {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        return home
+    }
+
     /// Hours since the day's midnight of an ISO 8601 time in the JSON.
     static func hours(_ value: Any?) -> Double {
         guard let text = value as? String, let date = ISO8601DateFormatter().date(from: text) else { return -99 }
@@ -54,7 +61,7 @@ struct TimelineCommandTests {
     }
 
     @Test func anImportedDayIsItsStaysAndMoves() throws {
-        let home = try EnlogHome()
+        let home = try Self.home()
         let file = try home.directory.file("day.csv", contents: Self.csv())
         let imported = try home.run("import", file.path)
         try #require(imported.status == 0, "\(imported.standardError)")
@@ -87,7 +94,7 @@ struct TimelineCommandTests {
 
     /// A note typed with --at now is a stay today, however short, centred on what was typed.
     @Test func aTypedPositionIsAStayToday() throws {
-        let home = try EnlogHome()
+        let home = try Self.home()
         let logged = try home.run("log", "--at", "35.681236,139.767125", "--no-geocode")
         try #require(logged.status == 0, "\(logged.standardError)")
         let stays = try #require(try Self.json(try home.run("timeline", "--json"))["stays"] as? [[String: Any]])
@@ -99,7 +106,7 @@ struct TimelineCommandTests {
     /// A larger radius from the settings joins what the default keeps apart; values out of
     /// range are refused with the range, a bad --date in one line.
     @Test func settingsAreReadAndChecked() throws {
-        var home = try EnlogHome()
+        var home = try Self.home()
         let file = try home.directory.file("day.csv", contents: Self.csv())
         try #require(try home.run("import", file.path).status == 0)
         home.extraEnvironment["ENLOG_STAYS_MIN_DURATION"] = "7200"
@@ -109,7 +116,7 @@ struct TimelineCommandTests {
         let refused = try home.run("timeline", "--date", Self.day)
         #expect(refused.status != 0)
         #expect(refused.standardError.contains("from 60 to 86400"), "\(refused.standardError)")
-        home.extraEnvironment = [:]
+        home.extraEnvironment["ENLOG_STAYS_MIN_DURATION"] = nil
         let badDay = try home.run("timeline", "--date", "2026-02-30")
         #expect(badDay.status == ExitStatusCode.usage.rawValue)
         #expect(badDay.standardError.contains("not a date"))
