@@ -78,6 +78,17 @@ extension OutboxStore {
         }
     }
 
+    /// Adds `places` in one transaction, returning them with their ids.
+    public func addPlaces(_ places: [PlaceRecord]) async throws(OutboxError) -> [PlaceRecord] {
+        try await write { db in
+            try places.map { place in
+                var place = place
+                try place.insert(db)
+                return place
+            }
+        }
+    }
+
     /// Names place `id` when `source` outranks the name it has (a user's name is kept against
     /// Google's and the geocoder's). Returns the place as it now is; nil when there is no such place.
     @discardableResult

@@ -24,46 +24,50 @@ public struct PlaceBook: Sendable {
         self.geocoder = geocoder
     }
 
-    /// The place of each stay, in order, making and naming places as needed.
+    /// The place of each stay, in order, making and naming places as needed (the new places in
+    /// one transaction, however many stays a span of years has).
     public func places(of stays: [StayDetector.Stay]) async throws -> [PlaceRecord] {
         var known = try await outbox.places()
-        var result: [PlaceRecord] = []
+        let stored = known.count
+        var renamed: [Int: String] = [:]
+        var chosen: [Int] = []
         for stay in stays {
-            var place: PlaceRecord
+            let index: Int
             if let nearest = Self.nearest(to: stay, in: known) {
-                place = nearest
+                index = nearest
             } else {
-                place = try await outbox.addPlace(PlaceRecord(latitude: stay.latitude, longitude: stay.longitude,
-                                                              radius: newPlaceRadius))
-                known.append(place)
+                known.append(PlaceRecord(latitude: stay.latitude, longitude: stay.longitude, radius: newPlaceRadius))
+                index = known.count - 1
             }
-            if stay.origin == .visit, let name = stay.name, PlaceRecord.NameSource.google.outranks(place.nameSource) {
-                place = try await outbox.namePlace(id: place.id!, name: name, source: .google) ?? place
-                known[known.firstIndex { $0.id == place.id }!] = place
+            if stay.origin == .visit, let name = stay.name, PlaceRecord.NameSource.google.outranks(known[index].nameSource) {
+                known[index].name = name
+                known[index].nameSource = .google
+                if index < stored { renamed[index] = name }
             }
-            result.append(place)
+            chosen.append(index)
+        }
+        if known.count > stored {
+            let added = try await outbox.addPlaces(Array(known[stored...]))
+            known.replaceSubrange(stored..., with: added)
+        }
+        for (index, name) in renamed {
+            known[index] = try await outbox.namePlace(id: known[index].id!, name: name, source: .google) ?? known[index]
         }
         var lookups = 0
-        for index in result.indices where result[index].name == nil {
+        for index in Set(chosen).sorted() where known[index].name == nil {
             guard let geocoder, lookups < Self.lookupsPerRun else { break }
-            let id = result[index].id!
-            if let named = known.first(where: { $0.id == id && $0.name != nil }) {
-                result[index] = named
-                continue
-            }
             lookups += 1
-            guard let name = await Self.name(of: result[index], geocoder: geocoder),
-                  let named = try await outbox.namePlace(id: id, name: name, source: .geocoder) else { continue }
-            known[known.firstIndex { $0.id == id }!] = named
-            for other in result.indices where result[other].id == id { result[other] = named }
+            guard let name = await Self.name(of: known[index], geocoder: geocoder),
+                  let named = try await outbox.namePlace(id: known[index].id!, name: name, source: .geocoder) else { continue }
+            known[index] = named
         }
-        return result
+        return chosen.map { known[$0] }
     }
 
-    /// The known place whose radius holds the stay's centre, the nearest when several do.
-    static func nearest(to stay: StayDetector.Stay, in places: [PlaceRecord]) -> PlaceRecord? {
-        places.map { ($0, PlaceGeometry.metres($0.latitude, $0.longitude, stay.latitude, stay.longitude)) }
-            .filter { $0.1 <= $0.0.radius }
+    /// The index of the place whose radius holds the stay's centre, the nearest when several do.
+    static func nearest(to stay: StayDetector.Stay, in places: [PlaceRecord]) -> Int? {
+        places.indices.map { ($0, PlaceGeometry.metres(places[$0].latitude, places[$0].longitude, stay.latitude, stay.longitude)) }
+            .filter { $0.1 <= places[$0.0].radius }
             .min { $0.1 < $1.1 }?.0
     }
 
