@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Support
 import Configuration
+import Capture
 
 extension OutboxSchema {
     static let placesMigration = "v9-places"
@@ -110,7 +111,7 @@ extension OutboxStore {
             guard kept != absorbed, var place = try PlaceRecord.fetchOne(db, id: kept),
                   let other = try PlaceRecord.fetchOne(db, id: absorbed) else { return nil }
             let latitude = (place.latitude + other.latitude) / 2, longitude = (place.longitude + other.longitude) / 2
-            let apart = PlaceGeometry.metres(place.latitude, place.longitude, other.latitude, other.longitude)
+            let apart = Fix.metres(place.latitude, place.longitude, other.latitude, other.longitude)
             place.radius = max(place.radius, other.radius) + apart / 2
             place.latitude = latitude
             place.longitude = longitude
@@ -127,15 +128,5 @@ extension OutboxStore {
     /// Forgets place `id`; false when there was none.
     public func forgetPlace(id: Int64) async throws(OutboxError) -> Bool {
         try await write { db in try PlaceRecord.deleteOne(db, id: id) }
-    }
-}
-
-/// Distances between places: haversine on the mean Earth radius, as `Fix.distance(to:)`.
-public enum PlaceGeometry {
-    public static func metres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let φ1 = lat1 * .pi / 180, φ2 = lat2 * .pi / 180
-        let Δφ = φ2 - φ1, Δλ = (lon2 - lon1) * .pi / 180
-        let h = sin(Δφ / 2) * sin(Δφ / 2) + cos(φ1) * cos(φ2) * sin(Δλ / 2) * sin(Δλ / 2)
-        return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
     }
 }

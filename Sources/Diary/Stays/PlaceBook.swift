@@ -1,6 +1,7 @@
 import Foundation
 import Support
 import Configuration
+import Capture
 import Compose
 import Outbox
 
@@ -66,7 +67,7 @@ public struct PlaceBook: Sendable {
 
     /// The index of the place whose radius holds the stay's centre, the nearest when several do.
     static func nearest(to stay: StayDetector.Stay, in places: [PlaceRecord]) -> Int? {
-        places.indices.map { ($0, PlaceGeometry.metres(places[$0].latitude, places[$0].longitude, stay.latitude, stay.longitude)) }
+        places.indices.map { ($0, Fix.metres(places[$0].latitude, places[$0].longitude, stay.latitude, stay.longitude)) }
             .filter { $0.1 <= places[$0.0].radius }
             .min { $0.1 < $1.1 }?.0
     }

@@ -106,9 +106,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     }
 
     static func metres(_ a: (Double, Double), _ b: (Double, Double)) -> Double {
-        guard let from = try? Fix(latitude: a.0, longitude: a.1, timestamp: Date(), source: .manual),
-              let to = try? Fix(latitude: b.0, longitude: b.1, timestamp: Date(), source: .manual) else { return 0 }
-        return from.distance(to: to)
+        Fix.metres(a.0, a.1, b.0, b.1)
     }
 
     /// Times as ISO 8601 with the zone's offset at that instant.

@@ -56,10 +56,7 @@ final class StayDetectorTests: XCTestCase {
     }
 
     static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let a = Point(latitude: lat1, longitude: lon1, time: 0), b = Point(latitude: lat2, longitude: lon2, time: 0)
-        let fa = try! Fix(latitude: a.latitude, longitude: a.longitude, timestamp: Date(), source: .manual)
-        let fb = try! Fix(latitude: b.latitude, longitude: b.longitude, timestamp: Date(), source: .manual)
-        return fa.distance(to: fb)
+        Fix.metres(lat1, lon1, lat2, lon2)
     }
 
     func testADenseDayOfWalksAndStopsIsItsStops() {
