@@ -79,6 +79,17 @@ extension OutboxStore {
         }
     }
 
+    /// The name of the user-named place whose radius holds the position (the nearest when several
+    /// do): the one name a note carries in `NoteAttributes.placeName` whatever `note.place_name` says.
+    public func userPlaceName(latitude: Double, longitude: Double) async throws(OutboxError) -> String? {
+        try await read { db in
+            try PlaceRecord.filter(Column("nameSource") == PlaceRecord.NameSource.user.rawValue).fetchAll(db)
+                .map { ($0, Fix.metres($0.latitude, $0.longitude, latitude, longitude)) }
+                .filter { $0.1 <= $0.0.radius }
+                .min { $0.1 < $1.1 }?.0.name
+        }
+    }
+
     /// Adds `places` in one transaction, returning them with their ids.
     public func addPlaces(_ places: [PlaceRecord]) async throws(OutboxError) -> [PlaceRecord] {
         try await write { db in

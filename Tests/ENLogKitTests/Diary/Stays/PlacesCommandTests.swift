@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import Support
 @testable import EvernoteAPI
@@ -100,5 +101,19 @@ struct PlacesCommandTests {
         #expect(try home.run("places", "forget", "1").status == 0)
         #expect(try Self.places(home).count == 1, "the note's stay makes a new, unnamed place")
         #expect(try Self.places(home).first?["name"] == nil)
+    }
+
+    /// A note logged within a place the user named carries the name in placeName (the consent
+    /// Evernote asks for), whatever note.place_name says; a place named by anything else does not.
+    @Test func notesAtAUserNamedPlaceCarryItsName() throws {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        try #require(try home.run("places", "add", "Home", "--at", "48.137,11.575").status == 0)
+        try #require(try home.run("log", "--at", "48.1372,11.5752", "--no-geocode").status == 0)
+        try #require(try home.run("log", "--at", "48.2,11.7", "--no-geocode").status == 0)
+        let names = try DatabaseQueue(path: home.database).read { db in
+            try Row.fetchAll(db, sql: "SELECT placeName FROM note ORDER BY id").map { $0[0] as String? }
+        }
+        #expect(names == ["Home", nil])
     }
 }
