@@ -121,4 +121,19 @@ struct TimelineCommandTests {
         #expect(badDay.status == ExitStatusCode.usage.rawValue)
         #expect(badDay.standardError.contains("not a date"))
     }
+
+    /// The digest note tells the day as its timeline, with the names of places the user gave.
+    @Test func theDigestShowsTheTimeline() throws {
+        let home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        try #require(try home.run("import", file.path).status == 0)
+        try #require(try home.run("places", "add", "Home", "--at", "48.137,11.575").status == 0)
+        let digest = try home.run("digest", "--date", Self.day, "--no-sync")
+        try #require(digest.status == 0, "\(digest.standardError)")
+        let shown = try home.run("queue", "show", "1", "--json")
+        let content = try #require(try Self.json(shown)["content"] as? String, "\(shown.standardOutput)")
+        #expect(content.contains("<h3>Timeline</h3>"), "\(content)")
+        #expect(content.range(of: #"<li>07:00–08:0\d  1 h 0\d min  Home</li>"#, options: String.CompareOptions.regularExpression) != nil, "\(content)")
+        #expect(content.contains("1 h 00 min  Café Rosa</li>"), "\(content)")
+    }
 }
