@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Support
 import Configuration
 import Capture
@@ -14,7 +15,8 @@ extension OutboxStore {
         public var accuracy: Double?
         /// Seconds since 1970.
         public var time: Double
-        public var source: Fix.Source
+        /// Typed by hand (`--at`): a position the person chose.
+        public var typed: Bool
     }
 
     public struct StayVisit: Sendable, Equatable {
@@ -31,19 +33,29 @@ extension OutboxStore {
         "(julianday(\(column)) - 2440587.5) * 86400.0"
     }
 
-    /// Fixes with `start <= timestamp < end`, oldest first.
+    /// Fixes with `start <= timestamp < end`, oldest first. Stepped through SQLite's C API: for
+    /// millions of fixes, GRDB's rows cost several times the query itself.
     public func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
         try await read { db in
             let sql = """
-                SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSeconds("timestamp")), source
+                SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSeconds("timestamp")), source = ?
                 FROM fix WHERE timestamp >= ? AND timestamp < ? ORDER BY timestamp, id
                 """
+            let statement = try db.makeStatement(sql: sql)
+            try statement.setArguments([Fix.Source.manual.rawValue, start, end])
+            let raw = statement.sqliteStatement
             var fixes: [StayFix] = []
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: [start, end])
-            while let row = try rows.next() {
-                let source: String = row[4]
-                fixes.append(StayFix(latitude: row[0], longitude: row[1], accuracy: row[2], time: row[3],
-                                     source: Fix.Source(rawValue: source) ?? .imported))
+            while true {
+                let code = sqlite3_step(raw)
+                guard code == SQLITE_ROW else {
+                    guard code == SQLITE_DONE else {
+                        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    }
+                    break
+                }
+                let accuracy = sqlite3_column_type(raw, 2) == SQLITE_NULL ? nil : sqlite3_column_double(raw, 2)
+                fixes.append(StayFix(latitude: sqlite3_column_double(raw, 0), longitude: sqlite3_column_double(raw, 1),
+                                     accuracy: accuracy, time: sqlite3_column_double(raw, 3), typed: sqlite3_column_int(raw, 4) != 0))
             }
             return fixes
         }

@@ -90,7 +90,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         let visits = try await outbox.stayVisits(from: wideStart, to: wideEnd)
         let points = fixes.map {
             StayDetector.Point(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy, time: $0.time,
-                               anchor: $0.source == .manual)
+                               anchor: $0.typed)
         }
         let found = detector.stays(in: points, visits: visits.map {
             StayDetector.Visit(latitude: $0.latitude, longitude: $0.longitude, start: $0.start, end: $0.end,
