@@ -136,4 +136,23 @@ struct TimelineCommandTests {
         #expect(content.range(of: #"<li>07:00–08:0\d  1 h 0\d min  Home</li>"#, options: String.CompareOptions.regularExpression) != nil, "\(content)")
         #expect(content.contains("1 h 00 min  Café Rosa</li>"), "\(content)")
     }
+
+    /// `digest --since --until` writes each missing day once; run again, it writes nothing.
+    @Test func aBackfillWritesEachDayOnce() throws {
+        let home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        try #require(try home.run("import", file.path).status == 0)
+        let first = try home.run("digest", "--since", "2026-03-01", "--until", "2026-03-04", "--no-sync", "--json")
+        try #require(first.status == 0, "\(first.standardError)")
+        let days = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [[String: Any]])
+        #expect(days.map { $0["outcome"] as? String } == ["noFixes", "written", "noFixes"], "\(days)")
+        let again = try home.run("digest", "--since", "2026-03-01", "--until", "2026-03-04", "--no-sync")
+        #expect(again.standardOutput.contains("0 digests written, 1 already there, 2 days without fixes"), "\(again.standardOutput)")
+        #expect(try home.notes().count == 1)
+        for arguments in [["--since", "2026-03-04", "--until", "2026-03-01"], ["--since", "1900-01-01", "--until", "2100-01-01"],
+                          ["--since", "2026-03-01"], ["--since", "2026-03-01", "--until", "2026-03-02", "--date", "2026-03-01"]] {
+            let refused = try home.run(["digest", "--no-sync"] + arguments)
+            #expect(refused.status == ExitStatusCode.usage.rawValue, "\(arguments): \(refused.standardError)")
+        }
+    }
 }
