@@ -68,3 +68,12 @@ extension NumericRange {
     /// The tile cache on disk; 0 keeps tiles in memory only.
     public static let cacheMegabytes = NumericRange(0, 100_000, unit: "megabytes")
 }
+
+extension NumericRange {
+    /// A stay's radius: below 10 m GPS noise alone breaks every stay; beyond 1 km a town is one place.
+    public static let stayRadiusMetres = NumericRange(10, 1000, unit: "metres")
+    /// From a minute (a stop at a kiosk) to a day.
+    public static let stayDurationSeconds = NumericRange(60, 86_400, unit: "seconds")
+    /// Up to two days: a longer silence says nothing about where someone was.
+    public static let stayGapSeconds = NumericRange(0, 172_800, unit: "seconds")
+}

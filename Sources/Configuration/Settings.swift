@@ -85,6 +85,14 @@ extension Setting {
     public static let tileURL = Setting("map.tile_url", .string, default: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "raster tile URL with {z} {x} {y} (256-pixel PNG tiles, OSM-compatible)")
     public static let mapCacheSize = Setting("map.cache_size", .number, default: "100", range: .cacheMegabytes, "tile cache on disk ($XDG_CACHE_HOME/enlog/tiles.sqlite), MB; least recently used evicted; 0: memory only")
     public static let mapTimeout = Setting("map.timeout", .number, default: "10", range: .timeoutSeconds, "longest wait for a map's tiles, seconds")
+    public static let staysRadius = Setting("stays.radius", .number, default: "50", range: .stayRadiusMetres,
+                                            "metres from a stay's centre within which a fix (plus its accuracy) is still at that place")
+    public static let staysMinDuration = Setting("stays.min_duration", .number, default: "180", range: .stayDurationSeconds,
+                                                 "seconds someone must remain at a place to make a stay (a typed --at is one however short)")
+    public static let staysMaxGap = Setting("stays.max_gap", .number, default: "10800", range: .stayGapSeconds,
+                                            "longest silence, seconds, a stay lasts through when the fixes on both sides are at the same place")
+    public static let staysMaxAccuracy = Setting("stays.max_accuracy", .number, default: "100", range: .accuracyMetres,
+                                                 "fixes less accurate than this, metres, neither make nor break a stay")
     public static let database = Setting("outbox.db", .string, default: nil, environment: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
     /// Every setting, in the order `enlog config show` prints them.
@@ -94,7 +102,8 @@ extension Setting {
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
         mapStyle, mapWidth, mapHeight, mapZoom, tileURL, mapCacheSize, mapTimeout,
         consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile,
-        watchMinDistance, watchMinInterval, watchMaxInterval, watchTrack, watchTrackDistance, watchTrackInterval, watchDigest, database,
+        watchMinDistance, watchMinInterval, watchMaxInterval, watchTrack, watchTrackDistance, watchTrackInterval, watchDigest,
+        staysRadius, staysMinDuration, staysMaxGap, staysMaxAccuracy, database,
     ]
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }

@@ -92,6 +92,6 @@ public final class RunContext: Sendable {
 
     /// The digest writer of `digest` and `watch.digest`.
     public func digest(outbox: OutboxStore, accountKey: String?) -> DayDigest {
-        DayDigest(outbox: outbox, style: noteStyle, maps: maps, account: accountKey)
+        DayDigest(outbox: outbox, style: noteStyle, maps: maps, account: accountKey, stays: StayDetector(config: config))
     }
 }

@@ -114,6 +114,7 @@ enum OutboxSchema {
         registerDiaryMigration(&migrator)
         registerENEXExportMigration(&migrator)
         registerHistoryImportMigration(&migrator)
+        registerPlacesMigration(&migrator)
         return migrator
     }
 

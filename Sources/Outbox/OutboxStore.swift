@@ -180,7 +180,8 @@ public struct OutboxStore: Sendable {
     public func resolveAddress(_ id: Int64, placeName: String?, title: String, content: String,
                                now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .resolveAddress, allowedFrom: [.pending, .failed, .parked]) { note in
-            note.placeName = placeName
+            // A user-named place's name, set when the note was logged, stays.
+            note.placeName = note.placeName ?? placeName
             note.title = title
             note.content = content
             note.addressPending = false

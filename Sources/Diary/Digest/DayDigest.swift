@@ -34,11 +34,14 @@ public struct DayDigest: Sendable {
     let style: NoteStyle
     let maps: MapRenderer?
     let account: String?
+    /// Finds the day's stays for its timeline.
+    let stays: StayDetector
     private let validator = ENMLValidator()
 
     /// - Parameter maps: draws the route (nil, or `map.style` other than tiles: no picture).
-    public init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?) {
+    public init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?, stays: StayDetector = StayDetector()) {
         self.outbox = outbox
+        self.stays = stays
         self.style = style
         self.maps = maps
         self.account = account
@@ -76,6 +79,10 @@ public struct DayDigest: Sendable {
         let fixes = try records.map { try $0.fix() }
         let statistics = TrackStatistics(fixes)
         let places = try await outbox.notedPlaces(from: day.start, to: day.end)
+        // Known places' names, no geocoder: a digest written offline or in a backfill waits for nobody.
+        let timeline = try await Timeline.build(outbox: outbox, detector: stays,
+                                                places: PlaceBook(outbox: outbox, newPlaceRadius: stays.radius * 2, geocoder: nil),
+                                                from: day.start, to: day.end, timeZone: day.timeZone)
 
         let gpx = Data(TrackWriter.gpx(fixes, name: "enlog \(day.name)").utf8)
         let track = NoteResource(hash: MapImage.md5Hex(gpx), body: gpx, mime: Self.gpxMimeType, width: nil, height: nil,
@@ -98,7 +105,7 @@ public struct DayDigest: Sendable {
         resources.append(track)
 
         let title = try NoteRenderer.checkedTitle("Day \(day.name): \(statistics.distanceText), \(statistics.movingTimeText) moving")
-        let content = content(day, statistics, places: places, picture: picture, track: track)
+        let content = content(day, statistics, places: places, timeline: timeline, picture: picture, track: track)
         let report = validator.validate(content)
         if let first = report.errors.first { throw NoteError.invalidENML(first, count: report.errors.count) }
         var draft = NoteDraft(title: title, content: content, notebookName: style.notebook, tags: style.tags,
@@ -110,7 +117,7 @@ public struct DayDigest: Sendable {
     }
 
     private func content(_ day: TrackDay, _ statistics: TrackStatistics, places: [(note: OutboxNote, fix: FixRecord)],
-                         picture: MapReference?, track: NoteResource) -> String {
+                         timeline: Timeline, picture: MapReference?, track: NoteResource) -> String {
         let clock = TrackDay.formatter(day.timeZone)
         clock.dateFormat = "HH:mm"
         func text(_ value: String) -> String { ENMLCharacters.escaped(value) }
@@ -125,6 +132,13 @@ public struct DayDigest: Sendable {
         body += "<p>\(text(summary))</p>"
         if let picture {
             body += "<div><en-media type=\"\(MapImage.mimeType)\" hash=\"\(picture.hash)\" width=\"\(picture.width)\" height=\"\(picture.height)\"/></div>"
+        }
+        if !timeline.stays.isEmpty {
+            body += "<h3>Timeline</h3><ul>"
+            for line in TimelineText.lines(timeline, dated: false) {
+                body += "<li>\(text(line.trimmingCharacters(in: .whitespaces)))</li>"
+            }
+            body += "</ul>"
         }
         if places.isEmpty {
             body += "<p>No place was noted that day.</p>"

@@ -104,6 +104,8 @@ public struct LocationLogger: Sendable {
                                                  entry: DiaryEntry(message: message, attachments: files), addressProblem: addressProblem)
         }
         draft.account = account
+        // A place the user named: naming it is the consent Evernote asks for placeName.
+        if let named = try await outbox.userPlaceName(latitude: fix.latitude, longitude: fix.longitude) { draft.placeName = named }
         draft.resources = (map.map { [NoteResource(map: $0)] } ?? []) + files
         draft.mapPending = mapPending
         try Attachments.checkNote(content: draft.content, resources: draft.resources)

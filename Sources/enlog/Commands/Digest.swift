@@ -22,14 +22,23 @@ struct Digest: AsyncParsableCommand {
             drawn on a map fitted to it. A day is digested once: asking again names the note it has \
             (drop that note with `enlog queue drop` to write it anew). Exit 66 when the day has no fix.
 
+            With --since and --until, every day of the span that has fixes and no digest yet gets \
+            one (--until's day is not included): a backfill after an import of years, resumable \
+            (run it again and it goes on where it stopped). Each route map asks only for its own \
+            tiles, through the tile cache; with many years, point map.tile_url at your own tile \
+            server or set map.style = none (docs/stays.md).
+
             Examples:
               enlog digest                    yesterday
               enlog digest --date 2026-11-22
               enlog digest --no-sync --json
+              enlog digest --since 2024-01-01 --until 2025-01-01 --no-sync
             """)
 
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("The day (YYYY-MM-DD; default: yesterday).", valueName: "date")) var date: String?
+    @Option(help: ArgumentHelp("Backfill: the first day (YYYY-MM-DD).", valueName: "date")) var since: String?
+    @Option(help: ArgumentHelp("Backfill: the day after the last (YYYY-MM-DD).", valueName: "date")) var until: String?
     @Flag(help: "Print the stored note as JSON.") var json = false
     @Flag(help: "Do not upload after writing.") var noSync = false
 
@@ -37,6 +46,9 @@ struct Digest: AsyncParsableCommand {
         let context = try global.context()
         let config = context.config
         let zone = TrackDay.timeZone(config: config)
+        if since != nil || until != nil {
+            return try await DigestBackfill(context: context, since: since, until: until, date: date, json: json, noSync: noSync).run(zone: zone)
+        }
         let day: TrackDay
         if let date {
             guard let named = TrackDay(date, timeZone: zone) else { throw ValidationError("--date '\(date)' is not a date like 2026-11-22") }

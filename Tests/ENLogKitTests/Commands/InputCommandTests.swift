@@ -33,6 +33,7 @@ struct InputCommandTests {
             "geocoding.timeout", "location.max_age", "location.min_accuracy", "location.timeout",
             "map.cache_size", "map.height", "map.timeout", "map.width", "map.zoom",
             "network.dns_timeout", "network.probe_budget", "network.request_timeout",
+            "stays.max_accuracy", "stays.max_gap", "stays.min_duration", "stays.radius",
             "watch.max_interval", "watch.min_distance", "watch.min_interval",
             "watch.track_distance", "watch.track_interval",
         ])
@@ -317,7 +318,7 @@ struct InputCommandTests {
     static let commands: [[String]] = [
         [], ["log"], ["sync"], ["queue"], ["queue", "list"], ["queue", "show"], ["queue", "retry"], ["queue", "drop"],
         ["history"], ["auth"], ["auth", "login"], ["auth", "token"], ["auth", "status"], ["auth", "logout"],
-        ["notebooks"], ["reachability"], ["config"], ["config", "show"], ["validate"], ["export"],
+        ["notebooks"], ["reachability"], ["config"], ["config", "show"], ["validate"], ["export"], ["timeline"], ["places"], ["places", "list"], ["places", "name"], ["places", "add"], ["places", "merge"], ["places", "forget"],
     ]
 
     @Test(arguments: commands)

@@ -96,7 +96,9 @@ final class DigestTests: TilesAndEvernoteTestCase {
         let content = note["content"] as? String ?? ""
         XCTAssertTrue(content.contains("Sunday, 22 November 2026"), content)
         XCTAssertEqual(ENMLValidator().validate(content).errors.count, 0)
-        XCTAssertEqual(content.components(separatedBy: "<li>").count - 1, notesBefore, "every place noted that day: \(content)")
+        // The places noted follow the timeline, which has items of its own.
+        let noted = content.components(separatedBy: "<h3>Places noted</h3>").last ?? ""
+        XCTAssertEqual(noted.components(separatedBy: "<li>").count - 1, notesBefore, "every place noted that day: \(content)")
 
         let resources = try XCTUnwrap(note["resources"] as? [[String: Any]])
         XCTAssertEqual(resources.compactMap { $0["mime"] as? String }.sorted(), ["application/gpx+xml", "image/png"])

@@ -1,0 +1,83 @@
+import Foundation
+import Support
+import Configuration
+import Capture
+import Compose
+import Outbox
+
+/// Stays as places whose names last: a stay within a known place's radius is that place; any
+/// other stay makes a new place. Names come from the user (`enlog places name`, `add`), from an
+/// import (Google's visit names, HOME/WORK labels) or from the geocoder, in that order of
+/// precedence, and a better name is never replaced by a worse one.
+public struct PlaceBook: Sendable {
+    let outbox: OutboxStore
+    /// The radius of a place a stay makes, metres.
+    let newPlaceRadius: Double
+    /// The geocoder names new places; nil: they stay unnamed (geocoding off).
+    let geocoder: GeocodedPlaces?
+    /// At most this many geocoder lookups per run (one a second, as Nominatim asks): the rest are
+    /// named on a later run, as a note's address is looked up later when offline.
+    static let lookupsPerRun = 10
+
+    public init(outbox: OutboxStore, newPlaceRadius: Double, geocoder: GeocodedPlaces?) {
+        self.outbox = outbox
+        self.newPlaceRadius = newPlaceRadius
+        self.geocoder = geocoder
+    }
+
+    /// The place of each stay, in order, making and naming places as needed (the new places in
+    /// one transaction, however many stays a span of years has).
+    public func places(of stays: [StayDetector.Stay]) async throws -> [PlaceRecord] {
+        var known = try await outbox.places()
+        let stored = known.count
+        var renamed: [Int: String] = [:]
+        var chosen: [Int] = []
+        for stay in stays {
+            let index: Int
+            if let nearest = Self.nearest(to: stay, in: known) {
+                index = nearest
+            } else {
+                known.append(PlaceRecord(latitude: stay.latitude, longitude: stay.longitude, radius: newPlaceRadius))
+                index = known.count - 1
+            }
+            if stay.origin == .visit, let name = stay.name, PlaceRecord.NameSource.google.outranks(known[index].nameSource) {
+                known[index].name = name
+                known[index].nameSource = .google
+                if index < stored { renamed[index] = name }
+            }
+            chosen.append(index)
+        }
+        if known.count > stored {
+            let added = try await outbox.addPlaces(Array(known[stored...]))
+            known.replaceSubrange(stored..., with: added)
+        }
+        for (index, name) in renamed {
+            known[index] = try await outbox.namePlace(id: known[index].id!, name: name, source: .google) ?? known[index]
+        }
+        var lookups = 0
+        for index in Set(chosen).sorted() where known[index].name == nil {
+            guard let geocoder, lookups < Self.lookupsPerRun else { break }
+            lookups += 1
+            guard let name = await Self.name(of: known[index], geocoder: geocoder),
+                  let named = try await outbox.namePlace(id: known[index].id!, name: name, source: .geocoder) else { continue }
+            known[index] = named
+        }
+        return chosen.map { known[$0] }
+    }
+
+    /// The index of the place whose radius holds the stay's centre, the nearest when several do.
+    static func nearest(to stay: StayDetector.Stay, in places: [PlaceRecord]) -> Int? {
+        places.indices.map { ($0, Fix.metres(places[$0].latitude, places[$0].longitude, stay.latitude, stay.longitude)) }
+            .filter { $0.1 <= places[$0.0].radius }
+            .min { $0.1 < $1.1 }?.0
+    }
+
+    /// The geocoder's most specific name for a place (a venue, else its street, else its
+    /// district); nil offline, on any failure, or with no address: the place stays unnamed.
+    static func name(of place: PlaceRecord, geocoder: GeocodedPlaces) async -> String? {
+        guard let address = try? await geocoder.geocoder.address(latitude: place.latitude, longitude: place.longitude,
+                                                                 timeBudget: geocoder.budget) else { return nil }
+        let name = address.placeName ?? address.streetLine ?? address.suburb ?? address.city
+        return name.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

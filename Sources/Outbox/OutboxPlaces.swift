@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+import Support
+import Configuration
+import Capture
+
+extension OutboxSchema {
+    static let placesMigration = "v9-places"
+
+    /// `place`: where someone stays, with the name it goes by and where that name came from, so a
+    /// name given once is used for every later visit (`enlog places`, `enlog timeline`).
+    static func registerPlacesMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(placesMigration) { db in
+            try db.create(table: "place") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
+                t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
+                t.column("radius", .double).notNull().check { $0 > 0 }
+                t.column("name", .text)
+                t.column("nameSource", .text).check(sql: "nameSource IN ('user', 'google', 'geocoder')")
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
+    }
+}
+
+/// A place someone stays at: a centre, a radius, and a name with where it came from.
+public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public enum NameSource: String, Codable, Sendable {
+        /// `enlog places name` or `add`: never replaced by anything else.
+        case user
+        /// An import's label (HOME, WORK) or visit name.
+        case google
+        /// The geocoder's most specific name for the centre.
+        case geocoder
+
+        /// Whether a name from `self` may replace one from `other`.
+        public func outranks(_ other: NameSource?) -> Bool {
+            guard let other else { return true }
+            let order: [NameSource] = [.geocoder, .google, .user]
+            return order.firstIndex(of: self)! > order.firstIndex(of: other)!
+        }
+    }
+
+    public static let databaseTableName = "place"
+
+    public var id: Int64?
+    public var latitude: Double
+    public var longitude: Double
+    public var radius: Double
+    public var name: String?
+    public var nameSource: NameSource?
+    public var createdAt: Date
+
+    public init(latitude: Double, longitude: Double, radius: Double, name: String? = nil, nameSource: NameSource? = nil,
+                createdAt: Date = Date()) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radius = radius
+        self.name = name
+        self.nameSource = name == nil ? nil : nameSource
+        self.createdAt = createdAt
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+extension OutboxStore {
+    public func places() async throws(OutboxError) -> [PlaceRecord] {
+        try await read { db in try PlaceRecord.order(Column("id")).fetchAll(db) }
+    }
+
+    @discardableResult
+    public func addPlace(_ place: PlaceRecord) async throws(OutboxError) -> PlaceRecord {
+        try await write { db in
+            var place = place
+            try place.insert(db)
+            return place
+        }
+    }
+
+    /// The name of the user-named place whose radius holds the position (the nearest when several
+    /// do): the one name a note carries in `NoteAttributes.placeName` whatever `note.place_name` says.
+    public func userPlaceName(latitude: Double, longitude: Double) async throws(OutboxError) -> String? {
+        try await read { db in
+            try PlaceRecord.filter(Column("nameSource") == PlaceRecord.NameSource.user.rawValue).fetchAll(db)
+                .map { ($0, Fix.metres($0.latitude, $0.longitude, latitude, longitude)) }
+                .filter { $0.1 <= $0.0.radius }
+                .min { $0.1 < $1.1 }?.0.name
+        }
+    }
+
+    /// Adds `places` in one transaction, returning them with their ids.
+    public func addPlaces(_ places: [PlaceRecord]) async throws(OutboxError) -> [PlaceRecord] {
+        try await write { db in
+            try places.map { place in
+                var place = place
+                try place.insert(db)
+                return place
+            }
+        }
+    }
+
+    /// Names place `id` when `source` outranks the name it has (a user's name is kept against
+    /// Google's and the geocoder's). Returns the place as it now is; nil when there is no such place.
+    @discardableResult
+    public func namePlace(id: Int64, name: String, source: PlaceRecord.NameSource) async throws(OutboxError) -> PlaceRecord? {
+        try await write { db in
+            guard var place = try PlaceRecord.fetchOne(db, id: id) else { return nil }
+            guard source == .user || source.outranks(place.nameSource) || place.name == nil else { return place }
+            place.name = name
+            place.nameSource = source
+            try place.update(db)
+            return place
+        }
+    }
+
+    /// Folds place `absorbed` into `kept`: one place, centred between them, wide enough for both,
+    /// named by the better-sourced name. Nil when either is missing.
+    public func mergePlaces(kept: Int64, absorbed: Int64) async throws(OutboxError) -> PlaceRecord? {
+        try await write { db in
+            guard kept != absorbed, var place = try PlaceRecord.fetchOne(db, id: kept),
+                  let other = try PlaceRecord.fetchOne(db, id: absorbed) else { return nil }
+            let latitude = (place.latitude + other.latitude) / 2, longitude = (place.longitude + other.longitude) / 2
+            let apart = Fix.metres(place.latitude, place.longitude, other.latitude, other.longitude)
+            place.radius = max(place.radius, other.radius) + apart / 2
+            place.latitude = latitude
+            place.longitude = longitude
+            if let name = other.name, let source = other.nameSource, place.name == nil || source.outranks(place.nameSource) {
+                place.name = name
+                place.nameSource = source
+            }
+            try place.update(db)
+            _ = try PlaceRecord.deleteOne(db, id: absorbed)
+            return place
+        }
+    }
+
+    /// Forgets place `id`; false when there was none.
+    public func forgetPlace(id: Int64) async throws(OutboxError) -> Bool {
+        try await write { db in try PlaceRecord.deleteOne(db, id: id) }
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import Support
+import Configuration
+import Compose
+import Outbox
+import Diary
+
+struct Places: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The places you stay at, with names that last.",
+        discussion: """
+            A stay within a place's radius is that place, so a name given once is used for every \
+            later visit. New places are named through the geocoder (its cache and one request a \
+            second; unnamed while offline, named on a later run); an import's own names (Google's \
+            visits, HOME and WORK) come before the geocoder's, and yours before both. \
+            docs/stays.md says more.
+
+            Examples:
+              enlog places                               every place, visits, last visit
+              enlog places name 3 Home
+              enlog places add Office --at 48.137,11.575 --radius 80
+              enlog places merge 3 7                     7 becomes part of 3
+              enlog places forget 7 --json
+            """,
+        subcommands: [PlacesList.self, PlacesName.self, PlacesAdd.self, PlacesMerge.self, PlacesForget.self],
+        defaultSubcommand: PlacesList.self)
+}
+
+/// One place as `enlog places --json` prints it.
+struct PlaceSummary: Encodable {
+    var id: Int64
+    var name: String?
+    var nameSource: String?
+    var latitude: Double
+    var longitude: Double
+    var radius: Double
+    var visits: Int?
+    var lastVisit: String?
+
+    init(_ place: PlaceRecord, visits: Int? = nil, lastVisit: String? = nil) {
+        id = place.id ?? 0
+        name = place.name
+        nameSource = place.nameSource?.rawValue
+        latitude = place.latitude
+        longitude = place.longitude
+        radius = place.radius
+        self.visits = visits
+        self.lastVisit = lastVisit
+    }
+
+    var line: String {
+        let where_ = String(format: "%.5f, %.5f", latitude, longitude)
+        let visited = visits.map { " \($0) visit\($0 == 1 ? "" : "s")" } ?? ""
+        return "\(id)  \(name ?? "(unnamed)")  \(where_) r \(Int(radius)) m\(visited)\(lastVisit.map { ", last \($0)" } ?? "")"
+    }
+
+    static func print(_ places: [PlaceSummary], json: Bool) throws {
+        if json {
+            try Terminal.standardOutput(try JSONOutput.encode(places))
+        } else if places.isEmpty {
+            try Terminal.standardOutput("no places yet: they come from stays (`enlog timeline`) or `enlog places add`")
+        } else {
+            try Terminal.standardOutput(places.map(\.line).joined(separator: "\n"))
+        }
+    }
+}
+
+struct PlacesList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the places, with their visits and last visit (the stays of the whole history).",
+        discussion: """
+            Examples:
+              enlog places list --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print the places as JSON.") var json = false
+
+    func run() async throws {
+        let context = try global.context()
+        let outbox = try context.outbox(.change)
+        let detector = StayDetector(config: context.config)
+        let book = PlaceBook(context: context, outbox: outbox, detector: detector)
+        let (stays, _) = try await Timeline.stays(outbox: outbox, detector: detector, from: .distantPast, to: .distantFuture)
+        let placed = try await book.places(of: stays)
+        var visits: [Int64: (count: Int, last: Double)] = [:]
+        for (stay, place) in zip(stays, placed) {
+            let id = place.id ?? 0
+            visits[id] = ((visits[id]?.count ?? 0) + 1, max(visits[id]?.last ?? 0, stay.departure))
+        }
+        let clock = Timeline.Clock(timeZone: TrackDay.timeZone(config: context.config))
+        let places = try await outbox.places().map { place in
+            let seen = visits[place.id ?? 0]
+            return PlaceSummary(place, visits: seen?.count ?? 0, lastVisit: seen.map { clock.string($0.last) })
+        }
+        try PlaceSummary.print(places, json: json)
+    }
+}
+
+extension PlaceBook {
+    /// The place book a command uses: new places twice the stay radius wide, named by the
+    /// configured geocoder when geocoding is on.
+    init(context: RunContext, outbox: OutboxStore, detector: StayDetector) {
+        self.init(outbox: outbox, newPlaceRadius: detector.radius * 2,
+                  geocoder: GeocodedPlaces.ifEnabled(config: context.config, outbox: outbox))
+    }
+}

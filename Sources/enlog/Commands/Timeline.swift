@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Support
+import Configuration
+import Compose
+import Outbox
+import Diary
+
+struct TimelineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Tell a day as the places you stayed at and the moves between them.",
+        discussion: """
+            Stays are found in every fix of the history (notes, watch's track, imports) with the \
+            stays.* settings; an import's own visits (Google Timeline) are stays for their span. \
+            The day runs from its first instant to the next day's in note.time_zone, as for \
+            `enlog digest`; a stay that began the day before is shown whole. docs/stays.md says \
+            how stays are found.
+
+            Examples:
+              enlog timeline                        today
+              enlog timeline --date 2026-11-22 --json
+              enlog timeline --since 2026-11-01 --until 2026-12-01 --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("The day (YYYY-MM-DD in note.time_zone; default: today).", valueName: "date")) var date: String?
+    @Option(help: ArgumentHelp("From this moment instead of a day (YYYY-MM-DD or ISO 8601).", valueName: "date")) var since: String?
+    @Option(help: ArgumentHelp("Up to this moment (YYYY-MM-DD or ISO 8601).", valueName: "date")) var until: String?
+    @Flag(help: "Print the timeline as JSON.") var json = false
+
+    func run() async throws {
+        let context = try global.context()
+        let zone = TrackDay.timeZone(config: context.config)
+        let range = try DateRange.parse(since: since, until: until, date: date, zone: zone)
+        let today = TrackDay(containing: Date(), timeZone: zone)
+        let start = range.from ?? (since == nil && until == nil ? today.start : .distantPast)
+        let end = range.to ?? (since == nil && until == nil ? today.end : Date())
+        guard start < end else { throw ValidationError("--since must come before --until") }
+        let outbox = try context.outbox(.change)
+        let detector = StayDetector(config: context.config)
+        let timeline = try await Timeline.build(outbox: outbox, detector: detector,
+                                                places: PlaceBook(context: context, outbox: outbox, detector: detector),
+                                                from: start, to: end, timeZone: zone)
+        if json {
+            try Terminal.standardOutput(try JSONOutput.encode(timeline))
+        } else {
+            try Terminal.standardOutput(TimelineText.lines(timeline).joined(separator: "\n"))
+        }
+    }
+}

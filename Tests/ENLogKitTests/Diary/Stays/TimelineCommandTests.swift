@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
+
+/// `enlog timeline`, the built binary on a real outbox: a day imported from a CSV with accuracies
+/// and a Google visit becomes its stays and moves, a typed `--at` is a stay by itself, and the
+/// stays.* settings are read and range-checked.
+@Suite("enlog timeline")
+struct TimelineCommandTests {
+    static let day = "2026-03-02"
+    static let dayStart = 1_772_409_600.0   // 2026-03-02T00:00:00Z
+
+    /// A day in Munich, a fix every 5 s: home 07:00-08:00 (a 150 m Wi-Fi fix 400 m off every
+    /// five minutes), a 15-minute walk of 1.2 km east, a café 08:15-10:00 without any fix from
+    /// 08:30 to 09:30 (indoors), the walk back, and a Google visit 11:00-12:00 (a CSV "visit" row).
+    static func csv() -> String {
+        var rows = ["time,lat,lon,accuracy,type,end,name"]
+        func add(_ seconds: Double, east: Double, north: Double = 0, accuracy: Double = 6) {
+            let stamp = TrackTime.string(Date(timeIntervalSince1970: dayStart + seconds))
+            rows.append("\(stamp),\(48.137 + north / 111_195),\(11.575 + east / 74_200),\(accuracy),,,")
+        }
+        for second in stride(from: 7 * 3600.0, to: 8 * 3600, by: 5) {
+            second.truncatingRemainder(dividingBy: 300) == 0 ? add(second, east: 400, accuracy: 150) : add(second, east: Double(Int(second) % 7))
+        }
+        for step in 1..<180 { add(8 * 3600 + Double(step) * 5, east: Double(step) * 1200 / 180) }
+        for second in stride(from: 8 * 3600 + 900.0, to: 10 * 3600, by: 5) where !(8.5 * 3600..<9.5 * 3600).contains(second) {
+            add(second, east: 1200 + Double(Int(second) % 5))
+        }
+        for step in 1..<180 { add(10 * 3600 + Double(step) * 5, east: 1200 - Double(step) * 1200 / 180) }
+        let visitStart = TrackTime.string(Date(timeIntervalSince1970: dayStart + 11 * 3600))
+        let visitEnd = TrackTime.string(Date(timeIntervalSince1970: dayStart + 12 * 3600))
+        rows.append("\(visitStart),48.2,11.6,,visit,\(visitEnd),Café Rosa")
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    /// A home whose places are not named: geocoding off (PlacesCommandTests name them).
+    static func home() throws -> EnlogHome {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        return home
+    }
+
+    /// Hours since the day's midnight of an ISO 8601 time in the JSON.
+    static func hours(_ value: Any?) -> Double {
+        guard let text = value as? String, let date = ISO8601DateFormatter().date(from: text) else { return -99 }
+        return (date.timeIntervalSince1970 - dayStart) / 3600
+    }
+
+    static func json(_ result: ProcessResult) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    }
+
+    @Test func anImportedDayIsItsStaysAndMoves() throws {
+        let home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        let imported = try home.run("import", file.path)
+        try #require(imported.status == 0, "\(imported.standardError)")
+        let result = try home.run("timeline", "--date", Self.day, "--json")
+        try #require(result.status == 0, "\(result.standardError)")
+        let timeline = try Self.json(result)
+        let stays = try #require(timeline["stays"] as? [[String: Any]])
+        try #require(stays.count == 3, "\(result.standardOutput)")
+        // Within two minutes: the walk's last and first fixes near a place count as being there.
+        for (stay, (arrival, departure)) in zip(stays, [(7.0, 8.0), (8.25, 10.0), (11.0, 12.0)]) {
+            #expect(abs(Self.hours(stay["arrival"]) - arrival) < 2.0 / 60, "\(stay)")
+            #expect(abs(Self.hours(stay["departure"]) - departure) < 2.0 / 60, "\(stay)")
+        }
+        #expect(stays.map { $0["origin"] as? String } == ["fixes", "fixes", "visit"])
+        #expect(stays.last?["name"] as? String == "Café Rosa")
+        // The café is one stay through its silent hour, and the Wi-Fi fixes neither split home
+        // nor pulled its centre.
+        #expect(abs((stays[0]["longitude"] as? Double ?? 0) - 11.575) < 0.0002)
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        #expect(moves.count == 2)
+        #expect(((moves.first?["distanceMetres"] as? Int) ?? 0).distance(to: 1200) < 100)
+
+        let text = try home.run("timeline", "--date", Self.day)
+        #expect(text.status == 0)
+        let lines = text.standardOutput.split(separator: "\n")
+        #expect(lines.count == 5, "three stays, two moves: \(text.standardOutput)")
+        #expect(lines.last?.hasSuffix("1 h 00 min  Café Rosa") == true, "\(text.standardOutput)")
+        #expect(lines[1].contains("1.2 km"), "\(text.standardOutput)")
+    }
+
+    /// A note typed with --at now is a stay today, however short, centred on what was typed.
+    @Test func aTypedPositionIsAStayToday() throws {
+        let home = try Self.home()
+        let logged = try home.run("log", "--at", "35.681236,139.767125", "--no-geocode")
+        try #require(logged.status == 0, "\(logged.standardError)")
+        let stays = try #require(try Self.json(try home.run("timeline", "--json"))["stays"] as? [[String: Any]])
+        #expect(stays.count == 1)
+        #expect(stays.first?["latitude"] as? Double == 35.681236)
+        #expect(stays.first?["longitude"] as? Double == 139.767125)
+    }
+
+    /// A larger radius from the settings joins what the default keeps apart; values out of
+    /// range are refused with the range, a bad --date in one line.
+    @Test func settingsAreReadAndChecked() throws {
+        var home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        try #require(try home.run("import", file.path).status == 0)
+        home.extraEnvironment["ENLOG_STAYS_MIN_DURATION"] = "7200"
+        let long = try #require(try Self.json(try home.run("timeline", "--date", Self.day, "--json"))["stays"] as? [[String: Any]])
+        #expect(long.map { $0["origin"] as? String } == ["visit"], "only stays of two hours and more: none in the fixes")
+        home.extraEnvironment["ENLOG_STAYS_MIN_DURATION"] = "5"
+        let refused = try home.run("timeline", "--date", Self.day)
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("from 60 to 86400"), "\(refused.standardError)")
+        home.extraEnvironment["ENLOG_STAYS_MIN_DURATION"] = nil
+        let badDay = try home.run("timeline", "--date", "2026-02-30")
+        #expect(badDay.status == ExitStatusCode.usage.rawValue)
+        #expect(badDay.standardError.contains("not a date"))
+    }
+
+    /// The digest note tells the day as its timeline, with the names of places the user gave.
+    @Test func theDigestShowsTheTimeline() throws {
+        let home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        try #require(try home.run("import", file.path).status == 0)
+        try #require(try home.run("places", "add", "Home", "--at", "48.137,11.575").status == 0)
+        let digest = try home.run("digest", "--date", Self.day, "--no-sync")
+        try #require(digest.status == 0, "\(digest.standardError)")
+        let shown = try home.run("queue", "show", "1", "--json")
+        let content = try #require(try Self.json(shown)["content"] as? String, "\(shown.standardOutput)")
+        #expect(content.contains("<h3>Timeline</h3>"), "\(content)")
+        #expect(content.range(of: #"<li>07:00–08:0\d  1 h 0\d min  Home</li>"#, options: String.CompareOptions.regularExpression) != nil, "\(content)")
+        #expect(content.contains("1 h 00 min  Café Rosa</li>"), "\(content)")
+    }
+
+    /// `digest --since --until` writes each missing day once; run again, it writes nothing.
+    @Test func aBackfillWritesEachDayOnce() throws {
+        let home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        try #require(try home.run("import", file.path).status == 0)
+        let first = try home.run("digest", "--since", "2026-03-01", "--until", "2026-03-04", "--no-sync", "--json")
+        try #require(first.status == 0, "\(first.standardError)")
+        let days = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [[String: Any]])
+        #expect(days.map { $0["outcome"] as? String } == ["noFixes", "written", "noFixes"], "\(days)")
+        let again = try home.run("digest", "--since", "2026-03-01", "--until", "2026-03-04", "--no-sync")
+        #expect(again.standardOutput.contains("0 digests written, 1 already there, 2 days without fixes"), "\(again.standardOutput)")
+        #expect(try home.notes().count == 1)
+        for arguments in [["--since", "2026-03-04", "--until", "2026-03-01"], ["--since", "1900-01-01", "--until", "2100-01-01"],
+                          ["--since", "2026-03-01"], ["--since", "2026-03-01", "--until", "2026-03-02", "--date", "2026-03-01"]] {
+            let refused = try home.run(["digest", "--no-sync"] + arguments)
+            #expect(refused.status == ExitStatusCode.usage.rawValue, "\(arguments): \(refused.standardError)")
+        }
+    }
+}
