@@ -30,7 +30,7 @@ struct InputCommandTests {
 
     @Test func everyNumericSettingHasARange() {
         #expect(Self.numericSettings.map(\.name).sorted() == [
-            "geocoding.timeout", "location.max_age", "location.min_accuracy", "location.timeout",
+            "geocoding.min_interval", "geocoding.timeout", "location.max_age", "location.min_accuracy", "location.timeout",
             "map.cache_size", "map.height", "map.timeout", "map.width", "map.zoom",
             "network.dns_timeout", "network.probe_budget", "network.request_timeout",
             "stays.max_accuracy", "stays.max_gap", "stays.min_duration", "stays.radius",
