@@ -87,22 +87,16 @@ final class FuzzSmokeTests: XCTestCase {
     }
 }
 
-/// Byte-level mutations in the manner of libFuzzer's, from a SplitMix64 stream (repeatable from
-/// its seed).
+/// Byte-level mutations in the manner of libFuzzer's, from the tests' `SplitMix64` stream
+/// (repeatable from its seed).
 struct Mutator {
-    private var state: UInt64
+    private var random: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
-    private mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
+    private mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : random.below(bound) }
 
     /// Values at which parsers' checks tend to sit: ends of ranges, separators, quotes, digits.
     static let interesting: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF, 0xFE, 0x0A, 0x0D, 0x20, 0x22, 0x27, 0x2C, 0x2A, 0x24,
