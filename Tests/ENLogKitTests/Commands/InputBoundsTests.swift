@@ -30,6 +30,19 @@ struct InputBoundsTests {
 
     enum Oddity: String, Sendable, CaseIterable {
         case endlessDevice, fifoWithoutWriter, fifoWrittenSlowly, directory
+
+        /// Puts this oddity at `path`; the writer feeding a slowly written FIFO, to be stopped.
+        func make(at path: String) throws -> SlowFIFOWriter? {
+            switch self {
+            case .endlessDevice: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/zero")
+            case .directory: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            case .fifoWithoutWriter: try #require(mkfifo(path, 0o600) == 0)
+            case .fifoWrittenSlowly:
+                try #require(mkfifo(path, 0o600) == 0)
+                return SlowFIFOWriter(path: path)
+            }
+            return nil
+        }
     }
 
     static let logAt = ["log", "--at", "1,1", "--no-sync", "--no-geocode"]
@@ -62,15 +75,7 @@ struct InputBoundsTests {
         if reader.at.hasPrefix("template/") {
             _ = try scratch.file("template/content.mustache", contents: "<div>{{latitude}}</div>")
         }
-        var writer: SlowFIFOWriter?
-        switch oddity {
-        case .endlessDevice: try FileManager.default.createSymbolicLink(atPath: input, withDestinationPath: "/dev/zero")
-        case .directory: try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: false)
-        case .fifoWithoutWriter: try #require(mkfifo(input, 0o600) == 0)
-        case .fifoWrittenSlowly:
-            try #require(mkfifo(input, 0o600) == 0)
-            writer = SlowFIFOWriter(path: input)
-        }
+        let writer = try oddity.make(at: input)
         defer { writer?.stop() }
         let arguments = reader.arguments.map { $0 == "INPUT" ? input : $0 == "TEMPLATE" ? scratch.path("template") : $0 }
         // A short deadline for pipes and devices, so a FIFO ends in seconds.
@@ -117,15 +122,7 @@ struct InputBoundsTests {
     func aCAFileThatIsNoFileIsAConfigurationError(_ oddity: Oddity) throws {
         let home = try EnlogHome()
         let input = home.directory.path("ca.pem")
-        var writer: SlowFIFOWriter?
-        switch oddity {
-        case .endlessDevice: try FileManager.default.createSymbolicLink(atPath: input, withDestinationPath: "/dev/zero")
-        case .directory: try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: false)
-        case .fifoWithoutWriter: try #require(mkfifo(input, 0o600) == 0)
-        case .fifoWrittenSlowly:
-            try #require(mkfifo(input, 0o600) == 0)
-            writer = SlowFIFOWriter(path: input)
-        }
+        let writer = try oddity.make(at: input)
         defer { writer?.stop() }
         // A loopback tile URL on a closed port: nothing leaves the machine, whatever happens.
         let environment = home.environment.merging(["ENLOG_NETWORK_CA_FILE": input, "ENLOG_MAP_STYLE": "tiles",
