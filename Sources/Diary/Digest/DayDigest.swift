@@ -93,7 +93,8 @@ public struct DayDigest: Sendable {
         if let maps {
             do {
                 // The route waits as long as any map may (map.timeout, in the renderer's settings).
-                let image = try await maps.renderRoute(fixes, budget: maps.settings.timeBudget)
+                let image = try await maps.renderRoute(fixes, stays: timeline.stays.map { ($0.latitude, $0.longitude) },
+                                                       budget: maps.settings.timeBudget)
                 var resource = NoteResource(map: image)
                 resource.fileName = "route.png"
                 resources.append(resource)

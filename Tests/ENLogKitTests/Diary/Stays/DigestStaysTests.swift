@@ -50,4 +50,25 @@ extension DigestTests {
         XCTAssertEqual(items.count, 1, "\(content)")
         XCTAssertTrue(items.first?.hasSuffix("Café Rosa") == true, "\(items)")
     }
+
+    /// The digest's route map marks each of the day's stays with a ring.
+    func testTheDigestsRouteMapMarksTheStays() async throws {
+        try importStaysDay()
+        let digest = try home.run("digest", "--date", TimelineCommandTests.day, "--no-sync", "--json")
+        XCTAssertEqual(digest.status, 0, digest.standardError)
+        let id = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(digest.standardOutput.utf8)) as? [String: Any])?["id"] as? Int)
+        let outbox = try OutboxStore(path: home.database, access: .read)
+        let resources = try await outbox.resources(of: Int64(id))
+        let png = try XCTUnwrap(resources.first { $0.mime == MapImage.mimeType }?.body)
+
+        let timeline = try home.run("timeline", "--date", TimelineCommandTests.day, "--json")
+        let stays = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(timeline.standardOutput.utf8)) as? [String: Any])?["stays"] as? [[String: Any]])
+        XCTAssertEqual(stays.count, 3, timeline.standardOutput)
+        let places = stays.map { (latitude: $0["latitude"] as? Double ?? 0, longitude: $0["longitude"] as? Double ?? 0) }
+        let day = try XCTUnwrap(TrackDay(TimelineCommandTests.day, timeZone: TimeZone(identifier: "Europe/Berlin")!))
+        let fixes = try await outbox.history(from: day.start, to: day.end)
+        let onImage = RouteStaysTests.projection(of: fixes.map { ($0.latitude, $0.longitude) } + places)
+        // Home, where the day starts, the café on the way, and the visit, where it ends.
+        XCTAssertTrue(try RouteStaysTests.ringed(png, places.map { onImage($0.latitude, $0.longitude) }))
+    }
 }
