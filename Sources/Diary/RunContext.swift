@@ -45,6 +45,20 @@ public final class RunContext: Sendable {
         }
     }
 
+    /// The outbox for a command that reads the history and keeps what it learns when it can (the
+    /// places `timeline` and `places list` find): opened for changing, or, when this user cannot
+    /// write it (another user's diary, a backup, a read-only mount), for reading, `writable` false.
+    public func outboxWritableIfPossible() throws -> (outbox: OutboxStore, writable: Bool) {
+        do {
+            let outbox = try outbox(.change)
+            // SQLite opens a file it may not write read-only without a word; writing would fail later.
+            return (outbox, FileManager.default.isWritableFile(atPath: outbox.path))
+        } catch let error as OutboxError {
+            guard case .readOnly = error else { throw error }
+            return (try outbox(.read), false)
+        }
+    }
+
     /// Renders notes with the configured template and note settings (the template read once).
     public func noteRenderer() throws(NoteError) -> NoteRenderer {
         if let renderer = built.withLock({ $0.noteRenderer }) { return renderer }

@@ -61,6 +61,18 @@ extension OutboxStore {
         }
     }
 
+    /// The time of the history's oldest fix (nil: no fix): the first entry of the timestamp index.
+    public func firstFixTime() async throws(OutboxError) -> Date? {
+        try await read { db in try Date.fetchOne(db, sql: "SELECT MIN(timestamp) FROM fix") }
+    }
+
+    /// Whether a fix was taken in `start..<end`: one probe of the timestamp index, however long the history.
+    static let hasFixesSQL = "SELECT EXISTS (SELECT 1 FROM fix WHERE timestamp >= ? AND timestamp < ?)"
+
+    public func hasFixes(from start: Date, to end: Date) async throws(OutboxError) -> Bool {
+        try await read { db in try Bool.fetchOne(db, sql: Self.hasFixesSQL, arguments: [start, end]) ?? false }
+    }
+
     /// Imported visits overlapping `start..<end`, oldest first.
     public func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
         try await read { db in

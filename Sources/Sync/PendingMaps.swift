@@ -37,8 +37,8 @@ extension SyncRun {
                     guard let day = TrackDay(name, timeZone: renderer.style.timeZone) else {
                         throw DigestError(day: name)
                     }
-                    try await DayDigest(outbox: outbox, style: renderer.style, maps: maps,
-                                        account: note.account).remade(id, day: day, now: engine.clock())
+                    try await DayDigest(outbox: outbox, style: renderer.style, maps: maps, account: note.account,
+                                        stays: options.stays).remade(id, day: day, now: engine.clock())
                 } else {
                     let fix = try record.fix()
                     let image = try await maps.render(fix)

@@ -40,6 +40,8 @@ public struct SyncOptions: Sendable {
     public var maps: MapRenderer?
     /// Failed runs after which a note waiting for its map goes without it.
     public var mapAttempts = 3
+    /// Finds the stays of a digest made again with its route (the configured `stays.*`).
+    public var stays = StayDetector()
     /// Notes marked `sending` together in one transaction, their results recorded together
     /// after the last one's request: two fsyncs per batch instead of two per note. A process
     /// killed mid-batch leaves at most this many notes `sending`, each looked up by the next run.

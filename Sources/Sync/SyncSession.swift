@@ -73,6 +73,7 @@ public struct SyncSession: Sendable {
         let renderer = try context.noteRenderer()
         var options = SyncOptions(maxNotes: maxNotes, dryRun: dryRun, account: account.accountKey, observer: observer)
         options.maps = context.mapsIfWanted
+        options.stays = StayDetector(config: config)
         let engine = SyncEngine(outbox: outbox, noteStoreURL: noteStoreURL, token: account.credentials.token,
                                 http: http, rememberAddress: !plan.proxied,
                                 placeLookup: places, renderer: renderer, options: options)

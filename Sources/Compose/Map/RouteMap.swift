@@ -45,27 +45,31 @@ extension WebMercator {
 
 extension MapRenderer {
     /// The map of a route (a day's fixes, in order): tiles at the zoom that fits the whole route
-    /// into `map.width` × `map.height`, never closer than `map.zoom`, the route drawn as a line
-    /// with a green start and the usual red marker at its end. Tiles only: the static-image
+    /// and its stays into `map.width` × `map.height`, never closer than `map.zoom`, the route
+    /// drawn as a line with a green start and the usual red marker at its end, and a violet ring
+    /// around each stay (no text: a name would hide the streets). Tiles only: the static-image
     /// service draws its own picture, on which enlog cannot place a line.
-    public func renderRoute(_ fixes: [Fix], budget: Duration? = nil) async throws(MapError) -> MapImage {
+    public func renderRoute(_ fixes: [Fix], stays: [(latitude: Double, longitude: Double)] = [],
+                            budget: Duration? = nil) async throws(MapError) -> MapImage {
         if settings.style == .none { throw .disabled }
         if settings.style == .staticImage {
             throw .invalidSettings("a route is drawn on tiles only (map.style = tiles), not on a static map image")
         }
         if let problem = settings.problem() { throw .invalidSettings(problem) }
         guard let last = fixes.last else { throw .invalidSettings("a route needs at least one position") }
-        let fit = RouteFit(points: fixes.map { ($0.latitude, $0.longitude) }, width: settings.width,
+        let fit = RouteFit(points: fixes.map { ($0.latitude, $0.longitude) } + stays, width: settings.width,
                            height: settings.height, maxZoom: settings.zoom)
         let layout = MapLayout(latitude: fit.centerLatitude, longitude: fit.centerLongitude, zoom: fit.zoom,
                                width: settings.width, height: settings.height)
         // Image position of a coordinate: its world pixel, shifted as the layout's centre is.
         let center = WebMercator.pixel(latitude: fit.centerLatitude, longitude: fit.centerLongitude, zoom: fit.zoom)
         let offset = (x: layout.centerX - center.x, y: layout.centerY - center.y)
-        let points = fixes.map { fix in
-            let pixel = WebMercator.pixel(latitude: fix.latitude, longitude: fix.longitude, zoom: fit.zoom)
+        func onImage(_ latitude: Double, _ longitude: Double) -> (x: Double, y: Double) {
+            let pixel = WebMercator.pixel(latitude: latitude, longitude: longitude, zoom: fit.zoom)
             return (x: pixel.x + offset.x, y: pixel.y + offset.y)
         }
+        let points = fixes.map { onImage($0.latitude, $0.longitude) }
+        let stayPoints = stays.map { onImage($0.latitude, $0.longitude) }
         return try await Self.within(budget ?? settings.timeBudget) { () async throws(MapError) -> MapImage in
             var statistics = TileStatistics()
             let bodies = try await self.tileBodies(layout, statistics: &statistics)
@@ -74,6 +78,7 @@ extension MapRenderer {
                 canvas.drawRoute(points)
                 canvas.drawStart(x: points[0].x, y: points[0].y)
                 canvas.drawMarker(x: points[points.count - 1].x, y: points[points.count - 1].y)
+                for stay in stayPoints { canvas.drawStay(x: stay.x, y: stay.y) }
             }
             return MapImage(png: png, width: layout.width, height: layout.height,
                             latitude: last.latitude, longitude: last.longitude, statistics: statistics)
@@ -98,13 +103,31 @@ extension MapCanvas {
         }
         cairo_set_line_join(context, CAIRO_LINE_JOIN_ROUND)
         cairo_set_line_cap(context, CAIRO_LINE_CAP_ROUND)
+        strokeOnCasing(Self.routeColor, width: 4, casing: 7)
+    }
+
+    /// Strokes the current path in `color` over a wider white casing, so it reads on any tile.
+    private func strokeOnCasing(_ color: (red: UInt8, green: UInt8, blue: UInt8), width: Double, casing: Double) {
         cairo_set_source_rgba(context, 1, 1, 1, 0.9)
-        cairo_set_line_width(context, 7)
+        cairo_set_line_width(context, casing)
         cairo_stroke_preserve(context)
-        let color = Self.routeColor
         cairo_set_source_rgb(context, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255)
-        cairo_set_line_width(context, 4)
+        cairo_set_line_width(context, width)
         cairo_stroke(context)
+    }
+
+    /// A stay's colour, sRGB bytes: violet, apart from the route's blue, the start's green, the
+    /// end's red and the greens, blues and beiges of map tiles.
+    static let stayColor: (red: UInt8, green: UInt8, blue: UInt8) = (0x8E, 0x44, 0xAD)
+    /// Wider than the start and end markers: a ring, not a disc, so the route, the start and the
+    /// end stay visible inside it (most days start and end at a stay).
+    static let stayRadius = 11.0
+
+    /// Where someone stayed: a violet ring on a white casing.
+    func drawStay(x: Double, y: Double) {
+        cairo_new_path(context)
+        cairo_arc(context, x, y, Self.stayRadius, 0, 2 * .pi)
+        strokeOnCasing(Self.stayColor, width: 3.5, casing: 6)
     }
 
     /// Where the route began: a small green dot with a white ring.

@@ -83,6 +83,7 @@ public struct DayDigest: Sendable {
         let timeline = try await Timeline.build(outbox: outbox, detector: stays,
                                                 places: PlaceBook(outbox: outbox, newPlaceRadius: stays.radius * 2, geocoder: nil),
                                                 from: day.start, to: day.end, timeZone: day.timeZone)
+        let earlierYears = try await OnThisDay.years(of: day, outbox: outbox, detector: stays)
 
         let gpx = Data(TrackWriter.gpx(fixes, name: "enlog \(day.name)").utf8)
         let track = NoteResource(hash: MapImage.md5Hex(gpx), body: gpx, mime: Self.gpxMimeType, width: nil, height: nil,
@@ -93,7 +94,8 @@ public struct DayDigest: Sendable {
         if let maps {
             do {
                 // The route waits as long as any map may (map.timeout, in the renderer's settings).
-                let image = try await maps.renderRoute(fixes, budget: maps.settings.timeBudget)
+                let image = try await maps.renderRoute(fixes, stays: timeline.stays.map { ($0.latitude, $0.longitude) },
+                                                       budget: maps.settings.timeBudget)
                 var resource = NoteResource(map: image)
                 resource.fileName = "route.png"
                 resources.append(resource)
@@ -105,7 +107,8 @@ public struct DayDigest: Sendable {
         resources.append(track)
 
         let title = try NoteRenderer.checkedTitle("Day \(day.name): \(statistics.distanceText), \(statistics.movingTimeText) moving")
-        let content = content(day, statistics, places: places, timeline: timeline, picture: picture, track: track)
+        let content = content(day, statistics, places: places, timeline: timeline, earlierYears: earlierYears,
+                              picture: picture, track: track)
         let report = validator.validate(content)
         if let first = report.errors.first { throw NoteError.invalidENML(first, count: report.errors.count) }
         var draft = NoteDraft(title: title, content: content, notebookName: style.notebook, tags: style.tags,
@@ -117,7 +120,8 @@ public struct DayDigest: Sendable {
     }
 
     private func content(_ day: TrackDay, _ statistics: TrackStatistics, places: [(note: OutboxNote, fix: FixRecord)],
-                         timeline: Timeline, picture: MapReference?, track: NoteResource) -> String {
+                         timeline: Timeline, earlierYears: [OnThisDay.Year], picture: MapReference?,
+                         track: NoteResource) -> String {
         let clock = TrackDay.formatter(day.timeZone)
         clock.dateFormat = "HH:mm"
         func text(_ value: String) -> String { ENMLCharacters.escaped(value) }
@@ -138,6 +142,11 @@ public struct DayDigest: Sendable {
             for line in TimelineText.lines(timeline, dated: false) {
                 body += "<li>\(text(line.trimmingCharacters(in: .whitespaces)))</li>"
             }
+            body += "</ul>"
+        }
+        if !earlierYears.isEmpty {
+            body += "<h3>On this day</h3><ul>"
+            for year in earlierYears { body += "<li>\(text(OnThisDay.line(year, for: day)))</li>" }
             body += "</ul>"
         }
         if places.isEmpty {

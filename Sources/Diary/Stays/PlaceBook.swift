@@ -15,14 +15,19 @@ public struct PlaceBook: Sendable {
     let newPlaceRadius: Double
     /// The geocoder names new places; nil: they stay unnamed (geocoding off).
     let geocoder: GeocodedPlaces?
+    /// Whether new places and names are kept in the outbox; false for an outbox the user cannot
+    /// write: the known places are told, a new one is shown unkept (no id) and unnamed but for an
+    /// import's own name.
+    let keeping: Bool
     /// At most this many geocoder lookups per run (one a second, as Nominatim asks): the rest are
     /// named on a later run, as a note's address is looked up later when offline.
     static let lookupsPerRun = 10
 
-    public init(outbox: OutboxStore, newPlaceRadius: Double, geocoder: GeocodedPlaces?) {
+    public init(outbox: OutboxStore, newPlaceRadius: Double, geocoder: GeocodedPlaces?, keeping: Bool = true) {
         self.outbox = outbox
         self.newPlaceRadius = newPlaceRadius
-        self.geocoder = geocoder
+        self.geocoder = keeping ? geocoder : nil
+        self.keeping = keeping
     }
 
     /// The place of each stay, in order, making and naming places as needed (the new places in
@@ -47,6 +52,7 @@ public struct PlaceBook: Sendable {
             }
             chosen.append(index)
         }
+        guard keeping else { return chosen.map { known[$0] } }
         if known.count > stored {
             let added = try await outbox.addPlaces(Array(known[stored...]))
             known.replaceSubrange(stored..., with: added)

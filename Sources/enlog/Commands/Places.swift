@@ -80,9 +80,9 @@ struct PlacesList: AsyncParsableCommand {
 
     func run() async throws {
         let context = try global.context()
-        let outbox = try context.outbox(.change)
+        let (outbox, writable) = try context.outboxWritableIfPossible()
         let detector = StayDetector(config: context.config)
-        let book = PlaceBook(context: context, outbox: outbox, detector: detector)
+        let book = PlaceBook(context: context, outbox: outbox, detector: detector, keeping: writable)
         let (stays, _) = try await Timeline.stays(outbox: outbox, detector: detector, from: .distantPast, to: .distantFuture)
         let placed = try await book.places(of: stays)
         var visits: [Int64: (count: Int, last: Double)] = [:]
@@ -101,9 +101,13 @@ struct PlacesList: AsyncParsableCommand {
 
 extension PlaceBook {
     /// The place book a command uses: new places twice the stay radius wide, named by the
-    /// configured geocoder when geocoding is on.
-    init(context: RunContext, outbox: OutboxStore, detector: StayDetector) {
+    /// configured geocoder when geocoding is on; kept only when the outbox can be written (the
+    /// command says once when it cannot).
+    init(context: RunContext, outbox: OutboxStore, detector: StayDetector, keeping: Bool) {
+        if !keeping {
+            Terminal.standardError("enlog: the outbox cannot be written here: places it does not know yet are shown unnamed and not kept")
+        }
         self.init(outbox: outbox, newPlaceRadius: detector.radius * 2,
-                  geocoder: GeocodedPlaces.ifEnabled(config: context.config, outbox: outbox))
+                  geocoder: GeocodedPlaces.ifEnabled(config: context.config, outbox: outbox), keeping: keeping)
     }
 }

@@ -37,10 +37,11 @@ struct TimelineCommand: AsyncParsableCommand {
         let start = range.from ?? (since == nil && until == nil ? today.start : .distantPast)
         let end = range.to ?? (since == nil && until == nil ? today.end : Date())
         guard start < end else { throw ValidationError("--since must come before --until") }
-        let outbox = try context.outbox(.change)
+        let (outbox, writable) = try context.outboxWritableIfPossible()
         let detector = StayDetector(config: context.config)
         let timeline = try await Timeline.build(outbox: outbox, detector: detector,
-                                                places: PlaceBook(context: context, outbox: outbox, detector: detector),
+                                                places: PlaceBook(context: context, outbox: outbox, detector: detector,
+                                                                  keeping: writable),
                                                 from: start, to: end, timeZone: zone)
         if json {
             try Terminal.standardOutput(try JSONOutput.encode(timeline))
