@@ -19,22 +19,25 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+        .systemLibrary(name: "CCurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CMagic", pkgConfig: "libmagic",
+        .systemLibrary(name: "CMagic",
                        providers: [.apt(["libmagic-dev"])]),
-        .systemLibrary(name: "CExif", pkgConfig: "libexif",
+        .systemLibrary(name: "CExif",
                        providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
+        .systemLibrary(name: "CArchive",
                        providers: [.apt(["libarchive-dev"])]),
         // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
-        .systemLibrary(name: "CYAJL", pkgConfig: "yajl",
+        .systemLibrary(name: "CYAJL",
                        providers: [.apt(["libyajl-dev"])]),
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // The libraries only some commands use, loaded on their first call rather than at start
+        // (CCurl, CArchive, CMagic, CExif and CYAJL give their headers only, no -l flag).
+        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL"]),
+        .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibraries"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
         .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
                 linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("z")]),
@@ -47,17 +50,17 @@ let package = Package(
             "Support",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim"]),
+        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries"]),
         .target(name: "Auth", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Network",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL"]),
+        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL", "CLazyLibraries"]),
         .target(
             name: "Compose",
             dependencies: [
                 "Support", "EvernoteAPI", "Configuration", "Network", "Capture",
-                "CLibXML2", "CCairo", "CMapShim", "CMagic",
+                "CLibXML2", "CCairo", "CMapShim", "CMagic", "CLazyLibraries",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -77,7 +80,7 @@ let package = Package(
             // The history import binds its rows through SQLite's C API: GRDB's arguments per row cost more than the insert.
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox", "CArchive"]),
+        .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox", "CArchive", "CLazyLibraries"]),
         .target(name: "Sync", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary"]),
         // Beside Sync, above it: an export writes the note a sync would upload, and an export
         // that marks notes holds the sync lock.
