@@ -4,6 +4,10 @@ import PackageDescription
 
 // Linux only (Debian 12 is what CI runs): the sources call Glibc directly, so no other platform is claimed.
 
+// <cairo/cairo-ft.h> includes <ft2build.h>, which Debian's libfreetype-dev installs in its own
+// folder; pkg-config would add it, and with it the -lfreetype that CLazyLibraries replaces.
+let freeTypeHeaders = CSetting.unsafeFlags(["-I/usr/include/freetype2"])
+
 let package = Package(
     name: "enlog",
     products: [
@@ -21,9 +25,9 @@ let package = Package(
                        providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo",
+        .systemLibrary(name: "CCairo",
                        providers: [.apt(["libcairo2-dev"])]),
-        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
+        .systemLibrary(name: "CLibPNG",
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CMagic",
                        providers: [.apt(["libmagic-dev"])]),
@@ -34,13 +38,15 @@ let package = Package(
         // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
         .systemLibrary(name: "CYAJL",
                        providers: [.apt(["libyajl-dev"])]),
-        // The libraries only some commands use, loaded on their first call rather than at start
-        // (CCurl, CArchive, CMagic, CExif and CYAJL give their headers only, no -l flag).
-        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL"]),
+        // The libraries only some commands use, loaded on their first call rather than at start:
+        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo and CLibPNG give their headers only, no
+        // -l flag (so no pkg-config, which would add one).
+        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG"],
+                cSettings: [freeTypeHeaders]),
         .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibraries"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
-        .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
-                linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("z")]),
+        .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo", "CLazyLibraries"],
+                cSettings: [freeTypeHeaders], linkerSettings: [.linkedLibrary("z")]),
         // The library targets follow the flow of data, each depending only on targets above it
         // in this list: location -> note -> outbox -> sync -> Evernote. A dependency against the
         // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.

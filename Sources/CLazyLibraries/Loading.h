@@ -11,7 +11,7 @@ struct lazy_library {
     void *handle;                 // atomic; dlopen's handle once loaded
 };
 
-enum { LAZY_CURL, LAZY_ARCHIVE, LAZY_MAGIC, LAZY_EXIF, LAZY_YAJL, LAZY_COUNT };
+enum { LAZY_CURL, LAZY_ARCHIVE, LAZY_MAGIC, LAZY_EXIF, LAZY_YAJL, LAZY_CAIRO, LAZY_PNG, LAZY_FREETYPE, LAZY_COUNT };
 extern struct lazy_library lazy_libraries[LAZY_COUNT];
 
 /// The address of `symbol` in library `library`, loading it on first use. A library or function
@@ -52,6 +52,7 @@ void *lazy_function(int library, const char *symbol);
 #define LAZY_NAME_PROCEDURE(name, params, args) #name,
 
 extern const char *const lazy_curl_symbols[], *const lazy_archive_symbols[], *const lazy_magic_symbols[],
-    *const lazy_exif_symbols[], *const lazy_yajl_symbols[];
+    *const lazy_exif_symbols[], *const lazy_yajl_symbols[], *const lazy_cairo_symbols[], *const lazy_png_symbols[],
+    *const lazy_freetype_symbols[];
 
 #endif

@@ -13,15 +13,17 @@ import XCTest
 @testable import Sync
 @testable import Watch
 
-/// libcurl, libarchive, libmagic, libexif and yajl load on their first call (CLazyLibraries), so
-/// that a command that never sends, unpacks or reads a photo does not pay for loading them.
+/// libcurl, libarchive, libmagic, libexif, yajl, cairo, libpng and FreeType load on their first
+/// call (CLazyLibraries), so that a command that never sends, unpacks, reads a photo or draws
+/// does not pay for loading them.
 final class LazyLibrariesTests: XCTestCase {
     var libraries: [String] { (0..<enlog_lazy_library_count()).map { String(cString: enlog_lazy_library_name($0)) } }
 
     /// Every function enlog calls is found under the soname it is built against: a Debian update
     /// that renames one fails here, not in a user's first sync.
     func testEveryLibraryHasEveryFunctionEnlogCalls() {
-        XCTAssertEqual(libraries, ["libcurl.so.4", "libarchive.so.13", "libmagic.so.1", "libexif.so.12", "libyajl.so.2"])
+        XCTAssertEqual(libraries, ["libcurl.so.4", "libarchive.so.13", "libmagic.so.1", "libexif.so.12", "libyajl.so.2",
+                                   "libcairo.so.2", "libpng16.so.16", "libfreetype.so.6"])
         for index in 0..<enlog_lazy_library_count() {
             var reason = [CChar](repeating: 0, count: 512)
             XCTAssertEqual(enlog_lazy_library_check(index, &reason, reason.count), 0, String(cString: reason))
