@@ -4,6 +4,10 @@ import PackageDescription
 
 // Linux only (Debian 12 is what CI runs): the sources call Glibc directly, so no other platform is claimed.
 
+// <cairo/cairo-ft.h> includes <ft2build.h>, which Debian's libfreetype-dev installs in its own
+// folder; pkg-config would add it, and with it the -lfreetype that CLazyLibraries replaces.
+let freeTypeHeaders = CSetting.unsafeFlags(["-I/usr/include/freetype2"])
+
 let package = Package(
     name: "enlog",
     products: [
@@ -19,25 +23,30 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+        .systemLibrary(name: "CCurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo",
+        .systemLibrary(name: "CCairo",
                        providers: [.apt(["libcairo2-dev"])]),
-        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng",
+        .systemLibrary(name: "CLibPNG",
                        providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CMagic", pkgConfig: "libmagic",
+        .systemLibrary(name: "CMagic",
                        providers: [.apt(["libmagic-dev"])]),
-        .systemLibrary(name: "CExif", pkgConfig: "libexif",
+        .systemLibrary(name: "CExif",
                        providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
+        .systemLibrary(name: "CArchive",
                        providers: [.apt(["libarchive-dev"])]),
         // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
-        .systemLibrary(name: "CYAJL", pkgConfig: "yajl",
+        .systemLibrary(name: "CYAJL",
                        providers: [.apt(["libyajl-dev"])]),
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // The libraries only some commands use, loaded on their first call rather than at start:
+        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo and CLibPNG give their headers only, no
+        // -l flag (so no pkg-config, which would add one).
+        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG"],
+                cSettings: [freeTypeHeaders]),
+        .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibraries"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
-        .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo"],
-                linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("z")]),
+        .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo", "CLazyLibraries"],
+                cSettings: [freeTypeHeaders], linkerSettings: [.linkedLibrary("z")]),
         // The library targets follow the flow of data, each depending only on targets above it
         // in this list: location -> note -> outbox -> sync -> Evernote. A dependency against the
         // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.
@@ -47,17 +56,17 @@ let package = Package(
             "Support",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim"]),
+        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries"]),
         .target(name: "Auth", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Network",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL"]),
+        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL", "CLazyLibraries"]),
         .target(
             name: "Compose",
             dependencies: [
                 "Support", "EvernoteAPI", "Configuration", "Network", "Capture",
-                "CLibXML2", "CCairo", "CMapShim", "CMagic",
+                "CLibXML2", "CCairo", "CMapShim", "CMagic", "CLazyLibraries",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -77,7 +86,7 @@ let package = Package(
             // The history import binds its rows through SQLite's C API: GRDB's arguments per row cost more than the insert.
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox", "CArchive"]),
+        .target(name: "Diary", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Capture", "Compose", "Outbox", "CArchive", "CLazyLibraries"]),
         .target(name: "Sync", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary"]),
         // Beside Sync, above it: an export writes the note a sync would upload, and an export
         // that marks notes holds the sync lock.

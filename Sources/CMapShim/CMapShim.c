@@ -1,6 +1,6 @@
 #include "CMapShim.h"
 #include "PNGMessages.h"
-#include <cairo-ft.h>
+#include <cairo/cairo-ft.h>
 #include <png.h>
 #include <pthread.h>
 #include <setjmp.h>

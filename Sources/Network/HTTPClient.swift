@@ -18,7 +18,8 @@ public final class HTTPClient: Sendable {
     public init(configuration: HTTPConfiguration = .init()) {
         self.configuration = configuration
         self.pool = CurlHandlePool(capacity: 8)
-        _ = CurlGlobal.initialized
+        // libcurl is initialised (and loaded) with the first handle: a run that sends nothing
+        // never loads it.
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {

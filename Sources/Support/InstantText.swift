@@ -18,6 +18,24 @@ public enum InstantText {
         return text + "Z"
     }
 
+    /// The wall-clock time `offsetSeconds` east of UTC, by the same arithmetic: `2026/11/22 09:00:05`
+    /// (`dateSeparator` "/"), or ISO 8601's `2026-11-22T09:00:05` (`dateSeparator` "-", `between` "T").
+    /// Seconds are cut, not rounded, as clocks show them.
+    public static func localTime(_ date: Date, offsetSeconds: Int, dateSeparator: String, between: String) -> String {
+        let total = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offsetSeconds)
+        let days = floorDivision(total, 86_400)
+        let seconds = total - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        return pad(year, 4) + dateSeparator + pad(month, 2) + dateSeparator + pad(day, 2) + between
+            + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
+    }
+
+    /// An offset from UTC as ISO 8601 writes it: `+01:00`, `-03:30`, `+00:00`.
+    public static func offset(_ seconds: Int) -> String {
+        let minutes = Int64(abs(seconds) / 60)
+        return (seconds < 0 ? "-" : "+") + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
+    }
+
     package static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

@@ -29,7 +29,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// written (an export file or standard output: full, closed, failing).
     case ioError = 74
     /// The outbox path names another program's SQLite database (EX_OSFILE: a file that is not
-    /// what it must be); enlog refuses to add its tables to it.
+    /// what it must be); enlog refuses to add its tables to it. Also used, outside Swift, by
+    /// CLazyLibraries when a library loaded on first use is missing.
     case foreignDatabase = 72
     /// Temporary: the outbox is locked by another process beyond the busy timeout, or the network
     /// is unreachable (`reachability`). Try again.

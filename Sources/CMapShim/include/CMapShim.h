@@ -1,7 +1,7 @@
 #ifndef ENLOG_CMAPSHIM_H
 #define ENLOG_CMAPSHIM_H
 #include <stddef.h>
-#include <cairo.h>
+#include <cairo/cairo.h>
 
 // What the map renderer needs from C: PNG decoding and encoding through libpng, whose errors
 // arrive by longjmp (which must not cross Swift frames) and whose limits (image size, chunk

@@ -124,13 +124,18 @@ public struct NoteRenderer: Sendable {
 
     private func uncleanedContext(fix: Fix, place: Place?) -> [String: Any] {
         let latitude = Self.coordinate(fix.latitude), longitude = Self.coordinate(fix.longitude)
+        // The calendar year by day arithmetic (InstantText), never the week-year `YYYY` the original
+        // app used (2013-12-30 printed as 2014), and no formatter: ICU's costs every `log` its start-up.
+        let offset = style.timeZone.secondsFromGMT(for: fix.timestamp)
         var context: [String: Any] = [
             "latitude": latitude,
             "longitude": longitude,
             "coordinates": "\(latitude),\(longitude)",
-            "time": format(fix.timestamp, "yyyy/MM/dd HH:mm:ss"),
-            "timeWithZone": format(fix.timestamp, "yyyy/MM/dd HH:mm:ss xxx") + " (\(style.timeZone.identifier))",
-            "timeISO8601": format(fix.timestamp, "yyyy-MM-dd'T'HH:mm:ssxxx"),
+            "time": InstantText.localTime(fix.timestamp, offsetSeconds: offset, dateSeparator: "/", between: " "),
+            "timeWithZone": InstantText.localTime(fix.timestamp, offsetSeconds: offset, dateSeparator: "/", between: " ")
+                + " " + InstantText.offset(offset) + " (\(style.timeZone.identifier))",
+            "timeISO8601": InstantText.localTime(fix.timestamp, offsetSeconds: offset, dateSeparator: "-", between: "T")
+                + InstantText.offset(offset),
             "timeZone": style.timeZone.identifier,
             "mapURL": mapURL(latitude: latitude, longitude: longitude),
             "source": Self.describe(fix.source),
@@ -148,17 +153,6 @@ public struct NoteRenderer: Sendable {
                                                           key: style.staticMapKey)
         }
         return context
-    }
-
-    /// Fixed pattern, POSIX locale, Gregorian calendar and an explicit zone: `yyyy`, never the
-    /// week-year `YYYY` the original app used (2013-12-30 printed as 2014).
-    private func format(_ date: Date, _ pattern: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.calendar = Calendar(identifier: .gregorian)
-        formatter.timeZone = style.timeZone
-        formatter.dateFormat = pattern
-        return formatter.string(from: date)
     }
 
     private func mapURL(latitude: String, longitude: String) -> String {

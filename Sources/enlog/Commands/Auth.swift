@@ -14,6 +14,7 @@ import Watch
 
 struct Auth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "auth",
         abstract: "Sign in to Evernote (OAuth; never a password), check or forget the account.",
         discussion: """
             Evernote in 2026: the one way into its API is OAuth 2.0 with PKCE at \
@@ -49,6 +50,7 @@ struct Auth: AsyncParsableCommand {
 
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Authorize enlog in a browser; the URL is printed so it also works over SSH.",
             discussion: """
                 Refused by the authorization server (discovery or client registration, as for \
@@ -86,6 +88,7 @@ struct Auth: AsyncParsableCommand {
 
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "token",
             abstract: "Store a token obtained elsewhere (a developer token), after checking it works.",
             discussion: """
                 For a token you already hold, or one a service still issues (Yinxiang, an \
@@ -113,6 +116,7 @@ struct Auth: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the account and when its token expires; never the token.",
             discussion: """
                 Exit 0 when signed in, 77 when not; --json answers {"signedIn": false, ...} then too.
@@ -142,6 +146,7 @@ struct Auth: AsyncParsableCommand {
 
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Forget the stored credentials.",
             discussion: """
                 Examples:
@@ -199,6 +204,7 @@ enum Account {
 
 struct Notebooks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "notebooks",
         abstract: "List the account's notebooks.",
         discussion: """
             Examples:

@@ -14,6 +14,7 @@ import Watch
 
 struct Digest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "digest",
         abstract: "Write one note for a day: its track (GPX), distance, time moving, places and route map.",
         discussion: """
             The day runs from its first instant to the next day's in note.time_zone (default: TZ, \

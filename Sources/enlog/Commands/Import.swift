@@ -14,6 +14,7 @@ import Watch
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Bring location history from other programs and devices into the history.",
         discussion: """
             Each FILE may be a file, a folder (every file in it, in every subfolder) or a zip \

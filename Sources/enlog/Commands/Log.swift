@@ -14,6 +14,7 @@ import Watch
 
 struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "log",
         abstract: "Log where you are: a fix becomes a validated ENML note in the outbox.",
         discussion: """
             The location comes from gpsd unless --at, --nmea or --photo says otherwise. The note is stored \

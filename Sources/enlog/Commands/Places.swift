@@ -8,6 +8,7 @@ import Diary
 
 struct Places: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "places",
         abstract: "The places you stay at, with names that last.",
         discussion: """
             A stay within a place's radius is that place, so a name given once is used for every \

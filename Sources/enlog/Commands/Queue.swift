@@ -14,6 +14,7 @@ import Watch
 
 struct Queue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "queue",
         abstract: "Inspect and manage the notes waiting in the outbox.",
         discussion: """
             Notes move through pending, sending and synced, or failed (retried later) and parked \
@@ -31,6 +32,7 @@ struct Queue: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List outbox notes, oldest first.",
             discussion: """
                 One line per note: id, state, time queued, title, then "(address pending)" and "(map pending)" \
@@ -66,6 +68,7 @@ struct Queue: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print a note's ENML.",
             discussion: """
                 Examples:
@@ -113,6 +116,7 @@ struct Queue: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Put a failed, parked, exported or stuck note back in line for upload.",
             discussion: """
                 A note left `sending` by a sync that died or timed out is looked up in Evernote by \
@@ -142,6 +146,7 @@ struct Queue: AsyncParsableCommand {
 
     struct Drop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "drop",
             abstract: "Delete a note from the outbox for good.",
             discussion: """
                 Asks first on a terminal; elsewhere it refuses without --yes.
@@ -180,6 +185,7 @@ extension OutboxNote.State: ExpressibleByArgument {}
 
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "history",
         abstract: "List the fixes notes were written at, oldest first.",
         discussion: """
             One line per fix, always five tab-separated columns: time, latitude,longitude, \
@@ -228,6 +234,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print every setting, its value and where it came from; secrets are hidden.",
             discussion: """
                 The text form is TOML that can be pasted into config.toml; unset settings and secrets \

@@ -14,6 +14,7 @@ import Watch
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sync",
         abstract: "Upload the queued notes to Evernote, each exactly once.",
         discussion: """
             Checks reachability by address first: offline, it returns at once. Exit status: 0 when \

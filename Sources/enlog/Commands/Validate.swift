@@ -13,6 +13,7 @@ import Watch
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Validate ENML notes offline, as Evernote's service would.",
         discussion: """
             Problems are printed to stderr as PATH:LINE:COL: error: MESSAGE. \

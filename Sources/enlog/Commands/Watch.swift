@@ -14,6 +14,7 @@ import Watch
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Follow gpsd, log a note whenever you have moved, upload when the network returns.",
         discussion: """
             Runs in the foreground until SIGTERM or SIGINT (exit 0); SIGHUP reloads the configuration.
