@@ -30,12 +30,8 @@ const char *const lazy_curl_symbols[] = {
 // option's number encodes (curl.h: CURLOPTTYPE_* and CURLINFO_* ranges).
 CURLcode curl_easy_setopt(CURL *curl, CURLoption option, ...) {
     static void *cached;
-    void *function = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
-    if (!function) {
-        function = lazy_function(LAZY_CURL, "curl_easy_setopt");
-        __atomic_store_n(&cached, function, __ATOMIC_RELEASE);
-    }
-    CURLcode (*setopt)(CURL *, CURLoption, ...) = (CURLcode (*)(CURL *, CURLoption, ...))function;
+    CURLcode (*setopt)(CURL *, CURLoption, ...) =
+        (CURLcode (*)(CURL *, CURLoption, ...))lazy_cached(&cached, LAZY_CURL, "curl_easy_setopt");
     va_list arguments;
     va_start(arguments, option);
     CURLcode result;
@@ -56,15 +52,12 @@ CURLcode curl_easy_setopt(CURL *curl, CURLoption option, ...) {
 
 CURLcode curl_easy_getinfo(CURL *curl, CURLINFO info, ...) {
     static void *cached;
-    void *function = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
-    if (!function) {
-        function = lazy_function(LAZY_CURL, "curl_easy_getinfo");
-        __atomic_store_n(&cached, function, __ATOMIC_RELEASE);
-    }
+    CURLcode (*getinfo)(CURL *, CURLINFO, ...) =
+        (CURLcode (*)(CURL *, CURLINFO, ...))lazy_cached(&cached, LAZY_CURL, "curl_easy_getinfo");
     // Every CURLINFO_* answers into a pointer the caller passes.
     va_list arguments;
     va_start(arguments, info);
-    CURLcode result = ((CURLcode (*)(CURL *, CURLINFO, ...))function)(curl, info, va_arg(arguments, void *));
+    CURLcode result = getinfo(curl, info, va_arg(arguments, void *));
     va_end(arguments);
     return result;
 }

@@ -19,28 +19,28 @@ extern struct lazy_library lazy_libraries[LAZY_COUNT];
 /// without code it was built against, and the calls here have no way to report an error.
 void *lazy_function(int library, const char *symbol);
 
+/// The address of `symbol`, kept in `cache` after the first lookup.
+static inline void *lazy_cached(void **cache, int library, const char *symbol) {
+    void *function = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!function) {
+        function = lazy_function(library, symbol);
+        __atomic_store_n(cache, function, __ATOMIC_RELEASE);
+    }
+    return function;
+}
+
 /// Defines `ret name params` to call the library's `name` with `args`, looked up once.
 #define LAZY_FUNCTION(library, ret, name, params, args)                                        \
     ret name params {                                                                          \
         static void *cached;                                                                   \
-        void *function = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);                           \
-        if (!function) {                                                                       \
-            function = lazy_function(library, #name);                                          \
-            __atomic_store_n(&cached, function, __ATOMIC_RELEASE);                             \
-        }                                                                                      \
-        return ((ret (*) params)function) args;                                                \
+        return ((ret (*) params)lazy_cached(&cached, library, #name)) args;                    \
     }
 
 /// The same for a function that returns nothing.
 #define LAZY_PROCEDURE(library, name, params, args)                                            \
     void name params {                                                                         \
         static void *cached;                                                                   \
-        void *function = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);                           \
-        if (!function) {                                                                       \
-            function = lazy_function(library, #name);                                          \
-            __atomic_store_n(&cached, function, __ATOMIC_RELEASE);                             \
-        }                                                                                      \
-        ((void (*) params)function) args;                                                      \
+        ((void (*) params)lazy_cached(&cached, library, #name)) args;                          \
     }
 
 /// Each library's file lists its functions once, as X(ret, name, params, args) for those that
