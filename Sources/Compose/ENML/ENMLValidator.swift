@@ -177,20 +177,36 @@ final class ENMLValidationRun {
                                           message: "external entity '\(url)' refused: ENML may refer only to the ENML 2 DTD"))
     }
 
+    /// Applies the rules beyond the DTD to the element libxml2 has just built, attribute by
+    /// attribute, on the bytes libxml2 holds: elements no rule concerns are passed over by name.
     fileprivate func checkRules(of element: xmlNodePtr, context: xmlParserCtxtPtr) {
-        guard let name = element.pointee.name.map({ String(cString: $0) }) else { return }
-        var attributes: [(name: String, value: String)] = []
+        guard let name = element.pointee.name, let kind = ENMLRules.Element(name: Self.bytes(name)) else { return }
         var attribute = element.pointee.properties
         while let current = attribute {
-            if let attributeName = current.pointee.name, let value = xmlNodeListGetString(element.pointee.doc, current.pointee.children, 1) {
-                attributes.append((String(cString: attributeName), String(cString: value)))
-                enlog_xml_free(value)
-            }
             attribute = current.pointee.next
+            guard let attributeName = current.pointee.name, let rule = kind.rule(for: Self.bytes(attributeName)),
+                  let found = Self.withValue(of: current, in: element.pointee.doc, { ENMLRules.problem(rule, on: kind, value: $0) }),
+                  let problem = found else { continue }
+            let position = Self.position(of: context)
+            diagnostics.append(ENMLDiagnostic(line: position.line, column: position.column, code: problem.code, message: problem.message))
         }
-        guard !attributes.isEmpty else { return }
-        let position = Self.position(of: context)
-        ENMLRules.check(element: name, attributes: attributes, line: position.line, column: position.column, into: &diagnostics)
+    }
+
+    /// An attribute's value with its entity references replaced, as `xmlNodeListGetString` gives
+    /// it: the one text node libxml2 already holds (nearly always), a copy only when references
+    /// split the value. Nil, like `xmlNodeListGetString`, when there is no value to give.
+    private static func withValue<T>(of attribute: xmlAttrPtr, in document: xmlDocPtr?, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        guard let children = attribute.pointee.children else { return nil }
+        if children.pointee.next == nil, children.pointee.type == XML_TEXT_NODE {
+            return children.pointee.content.map { body(bytes($0)) }
+        }
+        guard let value = xmlNodeListGetString(document, children, 1) else { return nil }
+        defer { enlog_xml_free(value) }
+        return body(bytes(value))
+    }
+
+    private static func bytes(_ string: UnsafePointer<xmlChar>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: string, count: Int(xmlStrlen(string)))
     }
 
     private static func position(of context: xmlParserCtxtPtr) -> (line: Int, column: Int) {
