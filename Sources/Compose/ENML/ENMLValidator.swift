@@ -94,6 +94,7 @@ final class ENMLValidationRun {
             context.pointee.sax.pointee.startElementNs = startElementAndCheckRules
         }
         context.pointee.sax.pointee.externalSubset = attachSharedDTD
+        context.pointee.sax.pointee.endElementNs = endElementAndFreeItsContent
         defer { if let borrowedDTD { ENMLDTD.pool.checkIn(borrowedDTD) } }
         // libxml2's structured error handler is per thread: install ours for this parse only.
         xmlSetStructuredErrorFunc(unmanaged.toOpaque(), collectLibXMLError)
@@ -164,6 +165,15 @@ final class ENMLValidationRun {
             severity: error.level == XML_ERR_WARNING ? .warning : .error,
             line: Int(error.line), column: Int(error.int2),
             code: isValidity ? .dtdValidity : .xmlSyntax, message: message))
+    }
+
+    /// Whether what an element holds may be freed once the element has ended (libxml2 validates an
+    /// element's content when it ends, and nothing looks at it again): while the document is
+    /// validated against the pooled ENML DTD alone, which declares no ID or IDREF attribute, and
+    /// no `xml:id` has made an ID (libxml2 would forget an ID whose attribute is freed).
+    fileprivate func mayFreeContent(of document: xmlDocPtr) -> Bool {
+        borrowedDTD != nil && document.pointee.extSubset == borrowedDTD && document.pointee.intSubset?.pointee.children == nil
+            && document.pointee.ids == nil && document.pointee.refs == nil
     }
 
     fileprivate func borrowDTD() -> xmlDtdPtr? {
@@ -243,4 +253,18 @@ private let startElementAndCheckRules: startElementNsSAX2Func = {
           let element = parser.pointee.node,
           let run = ENMLValidationRun.current(of: parser) else { return }
     run.checkRules(of: element, context: parser)
+}
+
+/// Ends an element as libxml2 does (which validates its content), then frees that content: the
+/// document never holds more than the open elements and their earlier siblings, so the parse
+/// reuses a few hot blocks of memory instead of building and then freeing the whole tree.
+private let endElementAndFreeItsContent: endElementNsSAX2Func = { context, localName, prefix, uri in
+    let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self)
+    let element = parser?.pointee.node
+    xmlSAX2EndElementNs(context, localName, prefix, uri)
+    guard let parser, let element, let document = parser.pointee.myDoc, let children = element.pointee.children,
+          ENMLValidationRun.current(of: parser)?.mayFreeContent(of: document) == true else { return }
+    element.pointee.children = nil
+    element.pointee.last = nil
+    xmlFreeNodeList(children)
 }
