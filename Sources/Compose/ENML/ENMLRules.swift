@@ -120,7 +120,7 @@ extension UInt8 {
 extension Collection<UInt8> {
     /// Equal to an ASCII literal, byte for byte.
     func `is`(_ literal: StaticString) -> Bool {
-        elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        count == literal.utf8CodeUnitCount && elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Equal to a lowercase ASCII literal once ASCII letters are lowercased.
