@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Writes a reproducible corpus of varied ENML notes (1 KB to 200 KB) for bench/validate.
+"""Writes a reproducible corpus of ENML notes for bench/validate.
 
-Most notes are valid; about one in twenty carries a DTD or ENML-rule error, so both tools walk
-their error paths too. Usage: generate_notes.py OUT_DIR [COUNT] [SEED]
+KIND `mixed` (the default): varied notes of 1 KB to 200 KB. KIND `links`: notes full of links,
+tables of 12 to 60 KB with an `<a href>` in every row (web links with queries, percent-escapes
+and non-ASCII paths, mail and phone links, same-note fragments), where the rules beyond the DTD
+have the most to check. Most notes are valid; about one in twenty carries a DTD or ENML-rule
+error, so both tools walk their error paths too.
+Usage: generate_notes.py OUT_DIR [COUNT] [SEED] [KIND]
 """
 import os
 import random
@@ -56,11 +60,44 @@ def faulty(rng):
     ])
 
 
-def note(rng, index):
-    target = int(1024 * (200 ** rng.random()))  # log-uniform between 1 KB and 200 KB
+HOSTS = ("www.openstreetmap.org", "ja.wikipedia.org", "example.com", "maps.example.net:8443",
+         "user@files.example.org")
+PATHS = ("wiki/東京駅", "wiki/Caf%C3%A9_de_Flore", "search?q=river+walk&amp;lang=en", "a/b/c.html#top",
+         "?mlat=35.681236&amp;mlon=139.767125#map=17/35.68124/139.76713", "Stra%C3%9Fe/%E2%82%AC", "")
+
+
+def link(rng, index, row):
+    kind = rng.randrange(10)
+    if kind < 6:
+        scheme = "https" if kind < 5 else "http"
+        return f"{scheme}://{rng.choice(HOSTS)}/{rng.choice(PATHS)}{'&amp;n=%d' % row if kind == 0 else ''}"
+    if kind == 6:
+        return f"mailto:someone{row}@example.com?subject=Entry%20{index}"
+    if kind == 7:
+        return f"tel:+81-3-{rng.randrange(1000, 9999)}-{rng.randrange(1000, 9999)}"
+    if kind == 8:
+        return f"#row-{row}"
+    return f"evernote:///view/1/s1/{'%08x' % rng.getrandbits(32)}-{index}/{'%08x' % rng.getrandbits(32)}/"
+
+
+def link_table(rng, index):
+    rows = "".join(
+        f'<tr><td>{row}</td><td><a href="{link(rng, index, row)}">{" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))}</a></td>'
+        f"<td>{' '.join(rng.choice(WORDS) for _ in range(rng.randint(2, 8)))}</td></tr>"
+        for row in range(rng.randint(20, 60)))
+    return f'<table border="1"><thead><tr><th>n</th><th>link</th><th>note</th></tr></thead><tbody>{rows}</tbody></table>'
+
+
+def note(rng, index, kind="mixed"):
+    if kind == "links":
+        target = rng.randint(12_000, 60_000)
+        make = link_table
+    else:
+        target = int(1024 * (200 ** rng.random()))  # log-uniform between 1 KB and 200 KB
+        make = block
     parts, size = [], 0
     while size < target:
-        piece = block(rng, index)
+        piece = make(rng, index)
         parts.append(piece)
         size += len(piece.encode())
     if rng.random() < 0.05:
@@ -72,10 +109,13 @@ def main():
     out = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 3000
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 2026)
+    kind = sys.argv[4] if len(sys.argv) > 4 else "mixed"
+    if kind not in ("mixed", "links"):
+        sys.exit(f"generate_notes.py: unknown KIND {kind!r} (mixed or links)")
     os.makedirs(out, exist_ok=True)
     total = 0
     for index in range(count):
-        text = note(rng, index).encode()
+        text = note(rng, index, kind).encode()
         total += len(text)
         with open(os.path.join(out, f"note-{index:05d}.enml"), "wb") as handle:
             handle.write(text)

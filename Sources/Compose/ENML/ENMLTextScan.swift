@@ -16,22 +16,23 @@ struct ENMLTextScan {
     private(set) var utf16Length = 0
     private(set) var hasControlCharacters = false
 
+    /// One pass over the bytes, eight at a time while they are printable ASCII (most of a note's
+    /// markup): nothing there to decode or report. Lines and columns are counted only up to what
+    /// is reported.
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var line = 1
-        var column = 1
+        var cursor = Cursor()
         var index = 0
         let count = bytes.count
         while index < count {
+            if index + 8 <= count, Self.isPrintableASCII(UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                utf16Length += 8
+                index += 8
+                continue
+            }
             let lead = bytes[index]
             if lead < 0x80 {
-                if lead == 0x0A {
-                    line += 1
-                    column = 1
-                } else {
-                    if ENMLCharacters.isForbiddenControl(UInt32(lead)) {
-                        report(line, column, scalar: UInt32(lead))
-                    }
-                    column += 1
+                if ENMLCharacters.isForbiddenControl(UInt32(lead)) {
+                    report(cursor.advanced(to: index, in: bytes), scalar: UInt32(lead))
                 }
                 utf16Length += 1
                 index += 1
@@ -39,29 +40,61 @@ struct ENMLTextScan {
             }
             guard let (scalar, length) = Self.decode(bytes, at: index) else {
                 isUTF8 = false
+                let (line, column) = cursor.advanced(to: index, in: bytes)
                 diagnostics.append(ENMLDiagnostic(
                     line: line, column: column, code: .invalidUTF8,
                     message: "invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true)) at offset \(index); ENML must be UTF-8"))
                 return
             }
             if ENMLCharacters.isForbiddenControl(scalar) {
-                report(line, column, scalar: scalar)
+                report(cursor.advanced(to: index, in: bytes), scalar: scalar)
             }
             utf16Length += scalar > 0xFFFF ? 2 : 1
-            column += 1
             index += length
         }
         if utf16Length > Self.maximumContentLength {
             diagnostics.append(ENMLDiagnostic(
-                line: line, column: 0, code: .contentTooLong,
+                line: cursor.advanced(to: count, in: bytes).line, column: 0, code: .contentTooLong,
                 message: "content is \(utf16Length) characters long; Evernote accepts at most \(Self.maximumContentLength) (EDAM_NOTE_CONTENT_LEN_MAX)"))
         }
     }
 
-    private mutating func report(_ line: Int, _ column: Int, scalar: UInt32) {
+    /// No byte of `word` is a control (tab, LF and CR included), DEL or beyond ASCII. Bitwise,
+    /// all eight at once: a byte below 0x20 borrows into its top bit when 0x20 is taken from it.
+    private static func isPrintableASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, tops: UInt64 = 0x8080_8080_8080_8080
+        guard word & tops == 0 else { return false }
+        let belowSpace = (word &- ones &* 0x20) & ~word & tops
+        let notDEL = word ^ (ones &* 0x7F)
+        let isDEL = (notDEL &- ones) & ~notDEL & tops
+        return belowSpace | isDEL == 0
+    }
+
+    /// Line and column (in characters) of a byte offset, counted onward from the last one asked.
+    private struct Cursor {
+        private var offset = 0
+        private var line = 1
+        private var column = 1
+
+        mutating func advanced(to target: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
+            while offset < target {
+                let byte = bytes[offset]
+                if byte == 0x0A {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+                offset += 1
+            }
+            return (line, column)
+        }
+    }
+
+    private mutating func report(_ position: (line: Int, column: Int), scalar: UInt32) {
         hasControlCharacters = true
         diagnostics.append(ENMLDiagnostic(
-            line: line, column: column, code: .controlCharacter,
+            line: position.line, column: position.column, code: .controlCharacter,
             message: "control character U+\(String(format04: scalar)) is not allowed; only tab, CR and LF are"))
     }
 

@@ -94,6 +94,7 @@ final class ENMLValidationRun {
             context.pointee.sax.pointee.startElementNs = startElementAndCheckRules
         }
         context.pointee.sax.pointee.externalSubset = attachSharedDTD
+        context.pointee.sax.pointee.endElementNs = endElementAndFreeItsContent
         defer { if let borrowedDTD { ENMLDTD.pool.checkIn(borrowedDTD) } }
         // libxml2's structured error handler is per thread: install ours for this parse only.
         xmlSetStructuredErrorFunc(unmanaged.toOpaque(), collectLibXMLError)
@@ -166,6 +167,15 @@ final class ENMLValidationRun {
             code: isValidity ? .dtdValidity : .xmlSyntax, message: message))
     }
 
+    /// Whether what an element holds may be freed once the element has ended (libxml2 validates an
+    /// element's content when it ends, and nothing looks at it again): while the document is
+    /// validated against the pooled ENML DTD alone, which declares no ID or IDREF attribute, and
+    /// no `xml:id` has made an ID (libxml2 would forget an ID whose attribute is freed).
+    fileprivate func mayFreeContent(of document: xmlDocPtr) -> Bool {
+        borrowedDTD != nil && document.pointee.extSubset == borrowedDTD && document.pointee.intSubset?.pointee.children == nil
+            && document.pointee.ids == nil && document.pointee.refs == nil
+    }
+
     fileprivate func borrowDTD() -> xmlDtdPtr? {
         if borrowedDTD == nil { borrowedDTD = ENMLDTD.pool.checkOut() }
         return borrowedDTD
@@ -177,20 +187,36 @@ final class ENMLValidationRun {
                                           message: "external entity '\(url)' refused: ENML may refer only to the ENML 2 DTD"))
     }
 
+    /// Applies the rules beyond the DTD to the element libxml2 has just built, attribute by
+    /// attribute, on the bytes libxml2 holds: elements no rule concerns are passed over by name.
     fileprivate func checkRules(of element: xmlNodePtr, context: xmlParserCtxtPtr) {
-        guard let name = element.pointee.name.map({ String(cString: $0) }) else { return }
-        var attributes: [(name: String, value: String)] = []
+        guard let name = element.pointee.name, let kind = ENMLRules.Element(name: Self.bytes(name)) else { return }
         var attribute = element.pointee.properties
         while let current = attribute {
-            if let attributeName = current.pointee.name, let value = xmlNodeListGetString(element.pointee.doc, current.pointee.children, 1) {
-                attributes.append((String(cString: attributeName), String(cString: value)))
-                enlog_xml_free(value)
-            }
             attribute = current.pointee.next
+            guard let attributeName = current.pointee.name, let rule = kind.rule(for: Self.bytes(attributeName)),
+                  let found = Self.withValue(of: current, in: element.pointee.doc, { ENMLRules.problem(rule, on: kind, value: $0) }),
+                  let problem = found else { continue }
+            let position = Self.position(of: context)
+            diagnostics.append(ENMLDiagnostic(line: position.line, column: position.column, code: problem.code, message: problem.message))
         }
-        guard !attributes.isEmpty else { return }
-        let position = Self.position(of: context)
-        ENMLRules.check(element: name, attributes: attributes, line: position.line, column: position.column, into: &diagnostics)
+    }
+
+    /// An attribute's value with its entity references replaced, as `xmlNodeListGetString` gives
+    /// it: the one text node libxml2 already holds (nearly always), a copy only when references
+    /// split the value. Nil, like `xmlNodeListGetString`, when there is no value to give.
+    private static func withValue<T>(of attribute: xmlAttrPtr, in document: xmlDocPtr?, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        guard let children = attribute.pointee.children else { return nil }
+        if children.pointee.next == nil, children.pointee.type == XML_TEXT_NODE {
+            return children.pointee.content.map { body(bytes($0)) }
+        }
+        guard let value = xmlNodeListGetString(document, children, 1) else { return nil }
+        defer { enlog_xml_free(value) }
+        return body(bytes(value))
+    }
+
+    private static func bytes(_ string: UnsafePointer<xmlChar>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: string, count: Int(xmlStrlen(string)))
     }
 
     private static func position(of context: xmlParserCtxtPtr) -> (line: Int, column: Int) {
@@ -227,4 +253,18 @@ private let startElementAndCheckRules: startElementNsSAX2Func = {
           let element = parser.pointee.node,
           let run = ENMLValidationRun.current(of: parser) else { return }
     run.checkRules(of: element, context: parser)
+}
+
+/// Ends an element as libxml2 does (which validates its content), then frees that content: the
+/// document never holds more than the open elements and their earlier siblings, so the parse
+/// reuses a few hot blocks of memory instead of building and then freeing the whole tree.
+private let endElementAndFreeItsContent: endElementNsSAX2Func = { context, localName, prefix, uri in
+    let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self)
+    let element = parser?.pointee.node
+    xmlSAX2EndElementNs(context, localName, prefix, uri)
+    guard let parser, let element, let document = parser.pointee.myDoc, let children = element.pointee.children,
+          ENMLValidationRun.current(of: parser)?.mayFreeContent(of: document) == true else { return }
+    element.pointee.children = nil
+    element.pointee.last = nil
+    xmlFreeNodeList(children)
 }
