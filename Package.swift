@@ -38,6 +38,8 @@ let package = Package(
         // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
         .systemLibrary(name: "CYAJL",
                        providers: [.apt(["libyajl-dev"])]),
+        // glibc's malloc.h (malloc_trim): a long-running `watch` hands back what a digest freed.
+        .systemLibrary(name: "CMalloc"),
         // The libraries only some commands use, loaded on their first call rather than at start:
         // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo and CLibPNG give their headers only, no
         // -l flag (so no pkg-config, which would add one).
@@ -91,7 +93,7 @@ let package = Package(
         // Beside Sync, above it: an export writes the note a sync would upload, and an export
         // that marks notes holds the sync lock.
         .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Sync"]),
-        .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync"]),
+        .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "CMalloc"]),
         // How each parser of outside input is driven, one input at a time: the libFuzzer targets
         // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.
         .target(name: "Fuzzing", dependencies: ["EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Diary"]),

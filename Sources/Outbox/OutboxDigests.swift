@@ -96,3 +96,13 @@ extension OutboxStore {
         }
     }
 }
+
+extension OutboxStore {
+    /// Lets go of what the connections keep after a big read (a day's fixes for a digest): every
+    /// connection's page cache and statements, and the idle reader connections, which the next
+    /// read opens again. Waits on a thread of its own for any access in progress to finish.
+    public func releaseMemory() async {
+        let pool = self.pool
+        await BlockingCall.run("enlog.outbox") { _ in pool.releaseMemory() }
+    }
+}

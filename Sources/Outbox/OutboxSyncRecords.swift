@@ -150,16 +150,17 @@ extension OutboxStore {
     /// any of their requests goes out; counts an attempt for each. Returns the notes claimed, in
     /// the order asked; a note dropped or changed since it was listed is left out.
     public func markSending(batch ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [OutboxNote] {
-        try await write { db in
+        let stamp = now.databaseValue
+        return try await write { db in
             var claimed: [OutboxNote] = []
-            let update = try db.cachedStatement(sql: """
+            // The row as updated, in the same step: a note dropped or changed since it was
+            // listed matches nothing and returns no row.
+            let claim = try db.cachedStatement(sql: """
                 UPDATE note SET state = 'sending', attempts = attempts + 1, lastAttemptAt = ?, nextAttemptAt = NULL,
-                                updatedAt = ? WHERE id = ? AND state IN ('pending', 'failed')
+                                updatedAt = ? WHERE id = ? AND state IN ('pending', 'failed') RETURNING *
                 """)
-            let fetch = try db.cachedStatement(sql: "SELECT * FROM note WHERE id = ?")
             for id in ids {
-                try update.execute(arguments: [now, now, id])
-                guard db.changesCount == 1, let note = try OutboxNote.fetchOne(fetch, arguments: [id]) else { continue }
+                guard let note = try OutboxNote.fetchOne(claim, arguments: [stamp, stamp, id]) else { continue }
                 claimed.append(note)
             }
             return claimed
@@ -170,6 +171,7 @@ extension OutboxStore {
     /// exactly-once lookup flags. A note no longer `sending` is left as it is.
     public func markSynced(_ results: [SyncedNote], now: Date = Date()) async throws(OutboxError) {
         guard !results.isEmpty else { return }
+        let stamp = now.databaseValue
         try await write { db in
             let update = try db.cachedStatement(sql: """
                 UPDATE note SET state = 'synced', guid = ?, usn = ?, lastError = NULL, nextAttemptAt = NULL, updatedAt = ?
@@ -177,7 +179,7 @@ extension OutboxStore {
                 """)
             let clear = try db.cachedStatement(sql: "UPDATE syncNote SET needsLookup = 0 WHERE noteId = ? AND needsLookup")
             for result in results {
-                try update.execute(arguments: [result.guid, result.usn, now, result.id])
+                try update.execute(arguments: [result.guid, result.usn, stamp, result.id])
                 try clear.execute(arguments: [result.id])
             }
         }
@@ -187,6 +189,7 @@ extension OutboxStore {
     /// first): the attempt is not counted and no lookup is needed; a failed note is due at once.
     public func releaseUnsent(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) {
         guard !ids.isEmpty else { return }
+        let stamp = now.databaseValue
         try await write { db in
             // SQLite evaluates every SET expression on the row as it was.
             let update = try db.cachedStatement(sql: """
@@ -195,7 +198,7 @@ extension OutboxStore {
                                 nextAttemptAt = CASE WHEN attempts > 1 THEN ? ELSE NULL END, updatedAt = ?
                 WHERE id = ? AND state = 'sending'
                 """)
-            for id in ids { try update.execute(arguments: [now, now, id]) }
+            for id in ids { try update.execute(arguments: [stamp, stamp, id]) }
         }
     }
 
@@ -214,6 +217,7 @@ extension OutboxStore {
     /// a note dropped or sent meanwhile is left out.
     public func releaseWithoutAddress(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [Int64] {
         guard !ids.isEmpty else { return [] }
+        let stamp = now.databaseValue
         return try await write { db in
             let update = try db.cachedStatement(sql: """
                 UPDATE note SET addressPending = 0, updatedAt = ?
@@ -221,7 +225,7 @@ extension OutboxStore {
                 """)
             var released: [Int64] = []
             for id in ids {
-                try update.execute(arguments: [now, id])
+                try update.execute(arguments: [stamp, id])
                 if db.changesCount == 1 { released.append(id) }
             }
             return released

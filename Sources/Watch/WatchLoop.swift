@@ -118,6 +118,7 @@ extension Watcher {
                 return await handle(writeTrack(batch, reason))
             case .writeDigest:
                 await writeDigest()
+                await returnFreedMemory()
             case .countPending(let then):
                 return await handle(.pendingCounted(try? await pendingCount(), then: then))
             case .reload:

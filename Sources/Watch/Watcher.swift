@@ -118,6 +118,7 @@ public struct Watcher: Sendable {
     /// the sync stops at its next safe point), or until the outbox file was replaced under it
     /// (then stops the same way and throws where its notes are kept: a new start follows the path).
     public func run(context initial: RunContext) async throws {
+        Self.keepLargeBlocksMapped()
         let (inputs, feed) = AsyncStream.makeStream(of: WatchStateMachine.Input.self)
         let signals = SignalInputs(feed: feed)
         defer { signals.stop() }
