@@ -223,9 +223,8 @@ public struct Config: Sendable {
         guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
             throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")
         }
-        if let bad = TOMLHeaderGuard.firstBadHeaderKey(in: contents) {
-            throw .syntax(path: path, line: bad.line, column: bad.column,
-                          message: "a table header's name must start with a letter, a digit, '-', '_' or a quote")
+        if let problem = TOMLGuard.firstProblem(in: contents) {
+            throw .syntax(path: path, line: problem.line, column: problem.column, message: problem.message)
         }
         let table: TOMLTable
         do {
