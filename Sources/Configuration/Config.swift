@@ -9,7 +9,11 @@ public enum ConfigError: ENLogError, Equatable {
     case wrongType(origin: SettingOrigin, name: String, expected: Setting.Kind)
     case invalidValue(origin: SettingOrigin, name: String, reason: String)
 
-    public var reason: String {
+    /// One line whatever the file or the environment holds: a value, a key or the parser's words
+    /// quote it, line breaks and all (`\x0A` here).
+    public var reason: String { TerminalText.oneLine(unflattenedReason) }
+
+    private var unflattenedReason: String {
         switch self {
         case .unreadable(let path, let reason):
             return "cannot read config \(path): \(reason)"
