@@ -43,22 +43,10 @@ struct TOMLGuardTests {
 
     /// Strings of every kind and comments hold them as before, the ends of strings found as
     /// toml++ finds them (a run of four or five quotes ends a multi-line string with content).
+    /// The text is also a seed of the config fuzzer.
     @Test func readAsBeforeInStringsAndComments() throws {
-        let config = try Self.read(#"""
-            # Café ü Ж 、 אּ
-            [note]
-            notebook = "Café \"ü\" \\ Ж"  # ï
-            template = 'C:\é'
-            static_map_url = """é "" ü \"""
-            \
-              \u00E9 Ж"""
-            time_zone = '''é '' ü \
-            Ж''''
-            place_name = true # 、
-            [geocoding]
-            contact = """a""""" # é
-            language = "é" # ]"
-            """#)
+        let seed = Fixtures.repositoryRoot.appendingPathComponent("Fuzz/seeds/config/non-ascii-in-strings.toml")
+        let config = try Self.read(String(decoding: try Data(contentsOf: seed), as: UTF8.self))
         #expect(config.string(.notebook) == #"Café "ü" \ Ж"#)
         #expect(config.string(.template) == #"C:\é"#)
         #expect(config.string(.staticMapURL) == "é \"\" ü \"\"\"\né Ж")
