@@ -30,6 +30,11 @@ private struct Scan {
     let scalars: [Unicode.Scalar]
     var index = 0, line = 1, lineStart = 0, depth = 0
     var onlySpaceSoFar = true
+    /// The last character outside strings and comments on this line, if any: a quote starts a
+    /// string only at the line's start or after `=`, `,`, `[`, `{` or `.`. Elsewhere (`+"é"`,
+    /// `1"é"`) toml++ reads it as part of a number and asks of each character after it, up to a
+    /// space, `,`, `]`, `}` or `#`, whether it ends the value, so that it is no string here either.
+    var lastOutside: Unicode.Scalar?
 
     init(scalars: [Unicode.Scalar]) {
         self.scalars = scalars
@@ -43,12 +48,14 @@ private struct Scan {
             case "\n":
                 newLine()
                 onlySpaceSoFar = true
+                lastOutside = nil
             case " ", "\t", "\r":
                 break
             case "#":
                 while index + 1 < scalars.count, scalars[index + 1] != "\n" { index += 1 }
-            case "\"", "'":
+            case "\"" where lastOutside.map(Self.canPrecedeString) ?? true, "'" where lastOutside.map(Self.canPrecedeString) ?? true:
                 onlySpaceSoFar = false
+                lastOutside = scalar
                 if let problem = skipString(quote: scalar) { return problem }
                 continue
             case "[" where depth == 0 && onlySpaceSoFar:
@@ -69,6 +76,7 @@ private struct Scan {
             default:
                 onlySpaceSoFar = false
             }
+            if scalar != " " && scalar != "\t" && scalar != "\r" && scalar != "\n" { lastOutside = scalar }
             index += 1
         }
         return nil
@@ -158,6 +166,10 @@ private struct Scan {
     private static func codePoint(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    private static func canPrecedeString(_ scalar: Unicode.Scalar) -> Bool {
+        ["=", ",", "[", "{", "."].contains(scalar)
     }
 
     /// A bare key's characters (ASCII letters, digits, `-`, `_`), a quote, or the `]` toml++

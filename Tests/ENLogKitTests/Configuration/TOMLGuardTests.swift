@@ -29,6 +29,10 @@ struct TOMLGuardTests {
         ("[note]\ntags = [\"a\",\u{FB30}\"b\"]\n", 2, 13, "(U+FB30) \(outside)"),
         ("\u{FEFF}[note] \u{0416}\n", 1, 8, "(U+0416) \(outside)"),
         ("[note]\nnotebook = '''a''' # fine\n\u{2C60} = 1\n", 3, 1, "(U+2C60) \(outside)"),
+        // A quote after anything but `=`, `,`, `[`, `{` or `.` starts no string: toml++ scans on
+        // as a number or a date (the fuzzer's second find).
+        ("[note]\nnotebook = +\"Café\"\n", 2, 17, "(U+00E9) \(outside)"),
+        ("[map]\nzoom = 2026-11-24 \"é\"\n", 2, 20, "(U+00E9) \(outside)"),
         ("[note]\nnotebook = \"\"\"a\\\n    é\"\"\"\n", 3, 5, "(U+00E9) \(afterBackslash); write it as \\u00E9"),
         ("[note]\nnotebook = \"\"\"a\\  \n\n\t\u{1F600}\"\"\"\n", 4, 2, "(U+1F600) \(afterBackslash); write it as \\U0001F600"),
         ("[note]\nnotebook = \"\"\"a \\é\"\"\"\n", 2, 18, "(U+00E9) \(afterBackslash); write it as \\u00E9"),
@@ -53,5 +57,6 @@ struct TOMLGuardTests {
         #expect(config.string(.timeZone) == "é '' ü \\\nЖ'")
         #expect(config.string(.geocodingContact) == "a\"\"")
         #expect(config.string(.geocodingLanguage) == "é")
+        #expect(config.list(.tags) == ["é", "Ж", "ü"])
     }
 }
