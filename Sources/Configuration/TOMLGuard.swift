@@ -3,6 +3,8 @@
 /// behaviour) instead of reporting an error:
 /// - a table header whose first key starts with a character no key can start with (`[(map]`,
 ///   `[ !x]`, `[` at the end of a line): an assertion;
+/// - a `}` inside an array (`tags = [}`): toml++ takes it for a value's start, which it asserts
+///   (or, built without assertions, assumes) is none;
 /// - a non-ASCII character where toml++ asks whether it is whitespace: its test of non-ASCII
 ///   whitespace is unreachable for U+00A1–U+0499, U+2C5E–U+2FFF, U+3001–U+3057 and
 ///   U+FB26–U+FEFE (é, ü, Cyrillic, Greek, kana…). It asks outside strings and comments, where
@@ -28,8 +30,10 @@ enum TOMLGuard {
 
 private struct Scan {
     let scalars: [Unicode.Scalar]
-    var index = 0, line = 1, lineStart = 0, depth = 0
+    var index = 0, line = 1, lineStart = 0
     var onlySpaceSoFar = true
+    /// The arrays (`[`) and inline tables (`{`) open here, innermost last.
+    var open: [Unicode.Scalar] = []
     /// The last character outside strings and comments on this line, if any: a quote starts a
     /// string only at the line's start or after `=`, `,`, `[`, `{` or `.`. Elsewhere (`+"é"`,
     /// `1"é"`) toml++ reads it as part of a number and asks of each character after it, up to a
@@ -58,7 +62,7 @@ private struct Scan {
                 lastOutside = scalar
                 if let problem = skipString(quote: scalar) { return problem }
                 continue
-            case "[" where depth == 0 && onlySpaceSoFar:
+            case "[" where open.isEmpty && onlySpaceSoFar:
                 var key = skipSpaces(from: index + 1)
                 if key == index + 1, key < scalars.count, scalars[key] == "[" { key = skipSpaces(from: key + 1) }
                 if key < scalars.count, !Self.canStartHeaderKey(scalars[key]) {
@@ -66,10 +70,12 @@ private struct Scan {
                 }
                 onlySpaceSoFar = false
             case "[", "{":
-                depth += 1
+                open.append(scalar)
                 onlySpaceSoFar = false
+            case "}" where open.last == "[":
+                return problem(at: index, "a '}' inside an array, which ends with ']'")
             case "]", "}":
-                depth = max(depth - 1, 0)
+                _ = open.popLast()
                 onlySpaceSoFar = false
             case _ where !scalar.isASCII:
                 return problem(at: index, "a non-ASCII character (\(Self.codePoint(scalar))) outside a string or comment")

@@ -45,6 +45,17 @@ struct TOMLGuardTests {
         }
     }
 
+    /// toml++ takes a `}` in an array for a value's start, which it asserts (aborting enlog) or,
+    /// built without assertions, assumes is none (the fuzzer's find, Tests/Fixtures/fuzz/config/).
+    @Test(arguments: [("[note]\ntags = [}\"\n", 2, 9), ("[note]\ntags = [\"a\",\n  # }\n  }]\n", 4, 3),
+                      ("[note]\ntags = [[\"a\"], }\n", 2, 16)])
+    func aClosingBraceInsideAnArrayIsASyntaxError(_ text: String, _ line: Int, _ column: Int) {
+        #expect(throws: ConfigError.syntax(path: "config.toml", line: line, column: column,
+                                           message: "a '}' inside an array, which ends with ']'")) {
+            try Self.read(text)
+        }
+    }
+
     /// Strings of every kind and comments hold them as before, the ends of strings found as
     /// toml++ finds them (a run of four or five quotes ends a multi-line string with content).
     /// The text is also a seed of the config fuzzer.
