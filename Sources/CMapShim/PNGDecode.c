@@ -139,21 +139,25 @@ static void emit_row(png_decoder *decoder, const unsigned char *source, int y) {
     }
 }
 
-// Past the rows needed nothing more is handed to libpng, so neither rows below the canvas nor
-// data trailing the image (which may inflate to gigabytes) are inflated.
+// Ends the decoding with `outcome` at once, from any callback: libpng returns to run_decoder's
+// setjmp, so that neither rows below the canvas nor data trailing the image (which may inflate to
+// gigabytes, or be chunks without end) are read. Not png_process_data_pause: called from the row
+// callback, it zeroes the count of bytes left, from which the IDAT reader then subtracts the
+// chunk it is in the middle of; the count wraps around to 2^64, and the reader reads chunks out
+// of nothing (a CRC of no bytes each) until an IEND or an error comes, which may be never.
+static void stop(png_structp png, png_decoder *decoder, int outcome) {
+    decoder->outcome = outcome;
+    png_longjmp(png, 1);
+}
+
 static void finish(png_structp png, png_decoder *decoder) {
-    decoder->outcome = DECODED;
-    png_process_data_pause(png, 0);
+    stop(png, decoder, DECODED);
 }
 
 static void on_png_info(png_structp png, png_infop info) {
     png_decoder *decoder = png_get_progressive_ptr(png);
     int width = (int)png_get_image_width(png, info), height = (int)png_get_image_height(png, info);
-    if (decoder->side && (width != decoder->side || height != decoder->side)) {
-        decoder->outcome = OTHER_SIZE;
-        png_process_data_pause(png, 0);
-        return;
-    }
+    if (decoder->side && (width != decoder->side || height != decoder->side)) stop(png, decoder, OTHER_SIZE);
     choose_row_format(png, info, &decoder->format);
     decoder->interlaced = png_set_interlace_handling(png) > 1;
     png_read_update_info(png, info);
@@ -213,7 +217,8 @@ static void on_png_end(png_structp png, png_infop info) {
 
 // Runs `decoder` over the PNG in `bytes`: 0 when decoded, 1 when a tile is not `side` square,
 // -1 with a reason in `message`. libpng's progressive reader is given all the bytes at once
-// (it reads through the caller's buffer, copying nothing) and stopped by `finish`.
+// (it reads through the caller's buffer, copying nothing) and stopped by `stop`; an error
+// returns the same way, with the outcome still DECODING.
 static int run_decoder(png_decoder *decoder, const unsigned char *bytes, size_t count, char *message, size_t message_size) {
     message_sink sink = { message, message_size };
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &sink, enlog_on_png_error, enlog_on_png_warning);
@@ -225,7 +230,7 @@ static int run_decoder(png_decoder *decoder, const unsigned char *bytes, size_t 
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, NULL);
-        return -1;
+        return decoder->outcome == DECODING ? -1 : decoder->outcome == OTHER_SIZE ? 1 : 0;
     }
     // A tile of another size is not an error here (its caller decodes it whole, under its own
     // limit), so only a whole image's size is limited.
@@ -236,9 +241,7 @@ static int run_decoder(png_decoder *decoder, const unsigned char *bytes, size_t 
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
     png_set_progressive_read_fn(png, decoder, on_png_info, on_png_row, on_png_end);
     png_process_data(png, info, (png_bytep)bytes, count);
-    if (decoder->outcome == DECODING) png_error(png, "the image data ends before its last row");
-    png_destroy_read_struct(&png, &info, NULL);
-    return decoder->outcome == OTHER_SIZE ? 1 : 0;
+    png_error(png, "the image data ends before its last row");
 }
 
 // One tile into the canvas (see enlog_png_decode_tiles_into_rgb24): 0, 1 or -1 as its status.

@@ -9,7 +9,11 @@ public enum ConfigError: ENLogError, Equatable {
     case wrongType(origin: SettingOrigin, name: String, expected: Setting.Kind)
     case invalidValue(origin: SettingOrigin, name: String, reason: String)
 
-    public var reason: String {
+    /// One line whatever the file or the environment holds: a value, a key or the parser's words
+    /// quote it, line breaks and all (`\x0A` here).
+    public var reason: String { TerminalText.oneLine(unflattenedReason) }
+
+    private var unflattenedReason: String {
         switch self {
         case .unreadable(let path, let reason):
             return "cannot read config \(path): \(reason)"
@@ -223,9 +227,8 @@ public struct Config: Sendable {
         guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
             throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")
         }
-        if let bad = TOMLHeaderGuard.firstBadHeaderKey(in: contents) {
-            throw .syntax(path: path, line: bad.line, column: bad.column,
-                          message: "a table header's name must start with a letter, a digit, '-', '_' or a quote")
+        if let problem = TOMLGuard.firstProblem(in: contents) {
+            throw .syntax(path: path, line: problem.line, column: problem.column, message: problem.message)
         }
         let table: TOMLTable
         do {

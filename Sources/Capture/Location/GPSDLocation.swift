@@ -194,7 +194,9 @@ package struct GPSDSession {
         }
         guard let mode = report.mode, mode >= 2, let lat = report.lat, let lon = report.lon else { return .report(nil) }
         let timestamp: Date
-        if let time = report.time.flatMap(Self.parseTime) {
+        // Read by hand as track files' times are, not by ISO8601DateFormatter: ICU under it
+        // divides by zero (SIGFPE, the process ends) on 35 or more fractional digits.
+        if let time = report.time.flatMap(TrackTime.parse) {
             timestamp = time
         } else if !needsTime {
             timestamp = Date()
@@ -233,14 +235,6 @@ package struct GPSDSession {
         let a = fix.horizontalAccuracy.flatMap { $0 >= 0 ? $0 : nil } ?? .infinity
         let b = other.horizontalAccuracy.flatMap { $0 >= 0 ? $0 : nil } ?? .infinity
         return a != b ? a < b : fix.timestamp > other.timestamp
-    }
-
-    private static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
     }
 
     private func timeoutError(waited: TimeInterval) -> LocationError {

@@ -38,7 +38,10 @@ public enum LocationError: ENLogError, Equatable {
     case gpsdNoAcceptableFix(endpoint: String, waited: TimeInterval, fixesSeen: Int,
                              best: Fix, rejection: QualityFilter.Rejection)
 
-    public var reason: String {
+    /// One line whatever it quotes: a sentence's field, a gpsd address, `--location` text.
+    public var reason: String { TerminalText.oneLine(unflattenedReason) }
+
+    private var unflattenedReason: String {
         switch self {
         case let .nonFiniteCoordinate(name, value):
             return "\(name) \(value) is not a finite number"

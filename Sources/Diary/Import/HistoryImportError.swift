@@ -23,7 +23,11 @@ package enum HistoryImportError: ENLogError, Equatable {
         }
     }
 
-    public var reason: String {
+    /// One line whatever it quotes: a reader's words on the file (an NMEA field, a value), a
+    /// path, the system's detail.
+    public var reason: String { TerminalText.oneLine(unflattenedReason) }
+
+    private var unflattenedReason: String {
         switch self {
         case let .unreadable(path, detail):
             return "cannot read \(path): \(detail)"

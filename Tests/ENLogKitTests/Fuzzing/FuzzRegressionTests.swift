@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 @testable import Fuzzing
 
-/// The inputs the fuzzers found defects with stay harmless: each file of
-/// Tests/Fixtures/fuzz/TARGET/ runs through the same target libFuzzer runs (a crash there fails
-/// the whole run), and the targets, their Fuzz/ folders and scripts/fuzz name the same parsers.
+/// The inputs the fuzzers found defects with belong to a target each (`FuzzFindingTests` runs
+/// them, each in a child process), the hand-written seeds run clean, and the targets, their Fuzz/
+/// folders and scripts/fuzz name the same parsers.
 final class FuzzRegressionTests: XCTestCase {
     static let root = Fixtures.repositoryRoot
 
@@ -23,13 +23,10 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
-    func testEveryFindingRunsCleanThroughItsTarget() throws {
+    func testEveryFindingsFolderNamesATarget() throws {
         let fixtures = Self.root.appendingPathComponent("Tests/Fixtures/fuzz").path
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? [] {
             XCTAssertTrue(FuzzTarget.all.contains { $0.name == folder }, "Tests/Fixtures/fuzz/\(folder) names no fuzz target")
-        }
-        for target in FuzzTarget.all {
-            for file in try Self.files(in: "Tests/Fixtures/fuzz/\(target.name)") { Self.run(target, file) }
         }
     }
 
