@@ -39,6 +39,8 @@ private struct Scan {
     /// `1"é"`) toml++ reads it as part of a number and asks of each character after it, up to a
     /// space, `,`, `]`, `}` or `#`, whether it ends the value, so that it is no string here either.
     var lastOutside: Unicode.Scalar?
+    /// The last character outside strings, comments and blanks, on any line before.
+    var lastSignificant: Unicode.Scalar?
 
     init(scalars: [Unicode.Scalar]) {
         self.scalars = scalars
@@ -48,6 +50,10 @@ private struct Scan {
     mutating func run() -> TOMLGuard.Problem? {
         while index < scalars.count {
             let scalar = scalars[index]
+            if isValueStart, scalar == "+" || scalar == "-" || ("0"..."9").contains(scalar) {
+                if let problem = skipScannedValue() { return problem }
+                continue
+            }
             switch scalar {
             case "\n":
                 newLine()
@@ -59,7 +65,7 @@ private struct Scan {
                 while index + 1 < scalars.count, scalars[index + 1] != "\n" { index += 1 }
             case "\"" where lastOutside.map(Self.canPrecedeString) ?? true, "'" where lastOutside.map(Self.canPrecedeString) ?? true:
                 onlySpaceSoFar = false
-                lastOutside = scalar
+                (lastOutside, lastSignificant) = (scalar, scalar)
                 if let problem = skipString(quote: scalar) { return problem }
                 continue
             case "[" where open.isEmpty && onlySpaceSoFar:
@@ -83,9 +89,40 @@ private struct Scan {
                 onlySpaceSoFar = false
             }
             if scalar != " " && scalar != "\t" && scalar != "\r" && scalar != "\n" { lastOutside = scalar }
+            if !Self.endsScannedValue(scalar) || [",", "]", "}"].contains(scalar) { lastSignificant = scalar }
             index += 1
         }
         return nil
+    }
+
+    /// Where toml++ reads a value: after `=`, or after an array's `[` or `,`.
+    private var isValueStart: Bool {
+        lastSignificant == "=" || open.last == "[" && (lastSignificant == "[" || lastSignificant == ",")
+    }
+
+    /// Moves past a value that starts with a digit or a sign, as toml++ scans it to learn its
+    /// type: up to a blank, `,`, `]`, `}` or `#`, quotes and all (`3.."é"`), on past a space
+    /// between a date and a digit. It asks of every character whether it ends the value.
+    private mutating func skipScannedValue() -> TOMLGuard.Problem? {
+        let start = index
+        while index < scalars.count, !Self.endsScannedValue(scalars[index]) {
+            if !scalars[index].isASCII {
+                return problem(at: index, "a non-ASCII character (\(Self.codePoint(scalars[index]))) outside a string or comment")
+            }
+            index += 1
+            if index - start == 10, scalars[start + 4] == "-", scalars[start + 7] == "-", index + 1 < scalars.count,
+               scalars[index] == " ", ("0"..."9").contains(scalars[index + 1]) {
+                index += 1
+            }
+        }
+        onlySpaceSoFar = false
+        (lastOutside, lastSignificant) = (scalars[index - 1], scalars[index - 1])
+        return nil
+    }
+
+    /// toml++'s value terminators but the non-ASCII blanks, which are refused anyway.
+    private static func endsScannedValue(_ scalar: Unicode.Scalar) -> Bool {
+        [" ", "\t", "\n", "\u{0B}", "\u{0C}", "\r", ",", "]", "}", "#"].contains(scalar)
     }
 
     /// Moves past the string that starts at `index`, as toml++ reads it: three quotes open a

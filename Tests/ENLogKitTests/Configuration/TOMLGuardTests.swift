@@ -33,6 +33,11 @@ struct TOMLGuardTests {
         // as a number or a date (the fuzzer's second find).
         ("[note]\nnotebook = +\"Café\"\n", 2, 17, "(U+00E9) \(outside)"),
         ("[map]\nzoom = 2026-11-24 \"é\"\n", 2, 20, "(U+00E9) \(outside)"),
+        // A value that starts with a digit or a sign is scanned to a blank, `,`, `]`, `}` or `#`,
+        // quotes and all (the fuzzer's third find), and past a space between a date and a digit.
+        ("[note]\nnotebook = 3pro..\"Café\"\n", 2, 22, "(U+00E9) \(outside)"),
+        ("[map]\nzoom = [1, 2..\"é\"]\n", 2, 16, "(U+00E9) \(outside)"),
+        ("[map]\nzoom = 2026-11-24 0é\n", 2, 20, "(U+00E9) \(outside)"),
         ("[note]\nnotebook = \"\"\"a\\\n    é\"\"\"\n", 3, 5, "(U+00E9) \(afterBackslash); write it as \\u00E9"),
         ("[note]\nnotebook = \"\"\"a\\  \n\n\t\u{1F600}\"\"\"\n", 4, 2, "(U+1F600) \(afterBackslash); write it as \\U0001F600"),
         ("[note]\nnotebook = \"\"\"a \\é\"\"\"\n", 2, 18, "(U+00E9) \(afterBackslash); write it as \\u00E9"),
@@ -43,6 +48,12 @@ struct TOMLGuardTests {
         #expect(throws: ConfigError.syntax(path: "config.toml", line: line, column: column, message: "a non-ASCII character \(message)")) {
             try Self.read(text)
         }
+    }
+
+    /// Numbers, dates and times of every form, followed by comments holding such characters.
+    @Test func scannedValuesEndWhereTOMLSays() {
+        let text = "a = 2026-11-24 08:00:00Z # é\nb = 1.5e3 # ü\nc = [1, -2, +3,] # Ж\nd = 2026-11-24 # é\ne = -inf#é\n"
+        #expect(TOMLGuard.firstProblem(in: text) == nil)
     }
 
     /// toml++ takes a `}` in an array for a value's start, which it asserts (aborting enlog) or,
