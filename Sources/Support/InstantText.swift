@@ -10,11 +10,8 @@ public enum InstantText {
         let total = Int64((date.timeIntervalSince1970 * 1000).rounded(milliseconds ? .toNearestOrAwayFromZero : .down))
         let days = floorDivision(total, 86_400_000)
         let ofDay = total - days * 86_400_000
-        let (year, month, day) = civil(fromDays: days)
-        let seconds = ofDay / 1000, fraction = ofDay % 1000
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(seconds / 3600, 2) + ":"
-            + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
-        if milliseconds && fraction != 0 { text += "." + pad(fraction, 3) }
+        var text = dateAndTime(days: days, secondsOfDay: ofDay / 1000, dateSeparator: "-", between: "T")
+        if milliseconds && ofDay % 1000 != 0 { text += "." + pad(ofDay % 1000, 3) }
         return text + "Z"
     }
 
@@ -24,7 +21,11 @@ public enum InstantText {
     public static func localTime(_ date: Date, offsetSeconds: Int, dateSeparator: String, between: String) -> String {
         let total = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offsetSeconds)
         let days = floorDivision(total, 86_400)
-        let seconds = total - days * 86_400
+        return dateAndTime(days: days, secondsOfDay: total - days * 86_400, dateSeparator: dateSeparator, between: between)
+    }
+
+    /// `yyyy-MM-dd` (with `dateSeparator`), `between`, `HH:mm:ss`: the text both printers share.
+    private static func dateAndTime(days: Int64, secondsOfDay seconds: Int64, dateSeparator: String, between: String) -> String {
         let (year, month, day) = civil(fromDays: days)
         return pad(year, 4) + dateSeparator + pad(month, 2) + dateSeparator + pad(day, 2) + between
             + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)

@@ -127,13 +127,13 @@ public struct NoteRenderer: Sendable {
         // The calendar year by day arithmetic (InstantText), never the week-year `YYYY` the original
         // app used (2013-12-30 printed as 2014), and no formatter: ICU's costs every `log` its start-up.
         let offset = style.timeZone.secondsFromGMT(for: fix.timestamp)
+        let time = InstantText.localTime(fix.timestamp, offsetSeconds: offset, dateSeparator: "/", between: " ")
         var context: [String: Any] = [
             "latitude": latitude,
             "longitude": longitude,
             "coordinates": "\(latitude),\(longitude)",
-            "time": InstantText.localTime(fix.timestamp, offsetSeconds: offset, dateSeparator: "/", between: " "),
-            "timeWithZone": InstantText.localTime(fix.timestamp, offsetSeconds: offset, dateSeparator: "/", between: " ")
-                + " " + InstantText.offset(offset) + " (\(style.timeZone.identifier))",
+            "time": time,
+            "timeWithZone": time + " " + InstantText.offset(offset) + " (\(style.timeZone.identifier))",
             "timeISO8601": InstantText.localTime(fix.timestamp, offsetSeconds: offset, dateSeparator: "-", between: "T")
                 + InstantText.offset(offset),
             "timeZone": style.timeZone.identifier,
