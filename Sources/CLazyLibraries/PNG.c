@@ -44,12 +44,14 @@ PNG_FUNCTIONS(LAZY_DEFINE_FUNCTION, LAZY_DEFINE_PROCEDURE)
 
 // The two that never return: libpng's error exits, which longjmp back into CMapShim.
 void png_error(png_const_structrp png_ptr, png_const_charp error_message) {
-    ((void (*)(png_const_structrp, png_const_charp))lazy_function(LAZY_PNG, "png_error"))(png_ptr, error_message);
+    static void *cached;
+    ((void (*)(png_const_structrp, png_const_charp))lazy_cached(&cached, LAZY_PNG, "png_error"))(png_ptr, error_message);
     __builtin_unreachable();
 }
 
 void png_longjmp(png_const_structrp png_ptr, int val) {
-    ((void (*)(png_const_structrp, int))lazy_function(LAZY_PNG, "png_longjmp"))(png_ptr, val);
+    static void *cached;
+    ((void (*)(png_const_structrp, int))lazy_cached(&cached, LAZY_PNG, "png_longjmp"))(png_ptr, val);
     __builtin_unreachable();
 }
 

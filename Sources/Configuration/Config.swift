@@ -274,7 +274,7 @@ public struct Config: Sendable {
     }
 
     private static func check(_ setting: Setting, _ resolved: Resolved, checks: [Setting: SettingCheck]) throws(ConfigError) {
-        // Built-in defaults are not checked at every start (ConfigTests checks them once): the
+        // Built-in defaults are not checked at every start (DefaultSettingsTests checks them once): the
         // URL checks parse with libcurl, and loading it costs a run that sends nothing its start-up.
         guard let value = resolved.value, resolved.source != .defaultValue else { return }
         let origin = resolved.origin
