@@ -103,17 +103,34 @@ private struct Scan {
     /// Moves past a value that starts with a digit or a sign, as toml++ scans it to learn its
     /// type: up to a blank, `,`, `]`, `}` or `#`, quotes and all (`3.."é"`), on past a space
     /// between a date and a digit. It asks of every character whether it ends the value.
+    ///
+    /// toml++ counts the characters but underscores: when ten of them look like a date
+    /// (`2026-11-24`, `9939-__29-___=f`) and a space and a digit follow, it reads the digit as
+    /// a time's first and scans on from the character after it, which it asserts is no
+    /// terminator. A lone digit there (`2026-11-24 9`) is no time in any TOML, so it is refused.
     private mutating func skipScannedValue() -> TOMLGuard.Problem? {
-        let start = index
-        while index < scalars.count, !Self.endsScannedValue(scalars[index]) {
-            if !scalars[index].isASCII {
-                return problem(at: index, "a non-ASCII character (\(Self.codePoint(scalars[index]))) outside a string or comment")
+        var counted: [Unicode.Scalar] = []
+        var mayBeDateAndTime = true
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if Self.endsScannedValue(scalar) {
+                guard mayBeDateAndTime, counted.count == 10, counted[4] == "-", counted[7] == "-", scalar == " ",
+                      index + 1 < scalars.count, ("0"..."9").contains(scalars[index + 1]) else { break }
+                mayBeDateAndTime = false
+                if index + 2 == scalars.count || Self.endsScannedValue(scalars[index + 2]) {
+                    return problem(at: index + 1, "a date followed by a space and a lone digit; a time has hours and minutes "
+                                   + "(2026-11-24 09:30:00)")
+                }
+                index += 2
+                continue
+            }
+            if !scalar.isASCII {
+                return problem(at: index, "a non-ASCII character (\(Self.codePoint(scalar))) outside a string or comment")
+            }
+            if scalar != "_" {
+                if counted.count < 10 { counted.append(scalar) } else { mayBeDateAndTime = false }
             }
             index += 1
-            if index - start == 10, scalars[start + 4] == "-", scalars[start + 7] == "-", index + 1 < scalars.count,
-               scalars[index] == " ", ("0"..."9").contains(scalars[index + 1]) {
-                index += 1
-            }
         }
         onlySpaceSoFar = false
         (lastOutside, lastSignificant) = (scalars[index - 1], scalars[index - 1])

@@ -67,6 +67,27 @@ struct TOMLGuardTests {
         }
     }
 
+    /// toml++ reads ten characters that look like a date (underscores not counted), a space and a
+    /// digit as the start of a time, and asserts (aborting enlog) that the character after the
+    /// digit ends no value: a date and a lone digit is a syntax error at the digit, wherever the
+    /// value stands (the fuzzer's find, Tests/Fixtures/fuzz/config/).
+    @Test(arguments: [("[map]\nzoom = 2026-11-24 9\n", 2, 19), ("[map]\nzoom = 2026-11-24 9", 2, 19),
+                      ("[map]\nzoom = [2026-11-24 9]\n", 2, 20), ("[map]\nzoom = 2026-11-24 9#\n", 2, 19),
+                      ("[map]\nzoom = 20_26-1_1-24 9,\n", 2, 21),
+                      (String(decoding: try! Data(contentsOf: Fixtures.root.appendingPathComponent(
+                          "fuzz/config/date-and-lone-digit-counted-without-underscores.toml")), as: UTF8.self), 2, 23)])
+    func aDateAndALoneDigitIsASyntaxError(_ text: String, _ line: Int, _ column: Int) {
+        #expect(throws: ConfigError.syntax(path: "config.toml", line: line, column: column, message:
+                "a date followed by a space and a lone digit; a time has hours and minutes (2026-11-24 09:30:00)")) {
+            try Self.read(text)
+        }
+    }
+
+    /// Dates and times with a space between them, underscores and all, pass to toml++ as before.
+    @Test func aDateAndATimeWithASpaceReadAsBefore() {
+        #expect(TOMLGuard.firstProblem(in: "a = 2026-11-24 09:30:00\nb = 2026-11-24 12\nc = [2026-11-24 1_2:00]\n") == nil)
+    }
+
     /// Strings of every kind and comments hold them as before, the ends of strings found as
     /// toml++ finds them (a run of four or five quotes ends a multi-line string with content).
     /// The text is also a seed of the config fuzzer.
