@@ -7,6 +7,9 @@ import PackageDescription
 // <cairo/cairo-ft.h> includes <ft2build.h>, which Debian's libfreetype-dev installs in its own
 // folder; pkg-config would add it, and with it the -lfreetype that CLazyLibraries replaces.
 let freeTypeHeaders = CSetting.unsafeFlags(["-I/usr/include/freetype2"])
+// The same for libxml2's headers (libxml2-dev), and its -lxml2, for C and for Swift's importer.
+let libXML2Headers = CSetting.unsafeFlags(["-I/usr/include/libxml2"])
+let libXML2HeadersForSwift = SwiftSetting.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])
 
 let package = Package(
     name: "enlog",
@@ -21,7 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
-        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
+        .systemLibrary(name: "CLibXML2",
                        providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -41,10 +44,10 @@ let package = Package(
         // glibc's malloc.h (malloc_trim): a long-running `watch` hands back what a digest freed.
         .systemLibrary(name: "CMalloc"),
         // The libraries only some commands use, loaded on their first call rather than at start:
-        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo and CLibPNG give their headers only, no
-        // -l flag (so no pkg-config, which would add one).
-        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG"],
-                cSettings: [freeTypeHeaders]),
+        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo, CLibPNG and CLibXML2 give their headers
+        // only, no -l flag (so no pkg-config, which would add one).
+        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG", "CLibXML2"],
+                cSettings: [freeTypeHeaders, libXML2Headers]),
         .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibraries"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
         .target(name: "CMapShim", dependencies: ["CLibPNG", "CCairo", "CLazyLibraries"],
@@ -63,7 +66,8 @@ let package = Package(
             "Support", "EvernoteAPI", "Configuration", "Network",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL", "CLazyLibraries"]),
+        .target(name: "Capture", dependencies: ["Support", "Configuration", "Network", "CLibXML2", "CExif", "CYAJL", "CLazyLibraries"],
+                swiftSettings: [libXML2HeadersForSwift]),
         .target(
             name: "Compose",
             dependencies: [
@@ -80,7 +84,8 @@ let package = Package(
                 .embedInCode("ENML/DTD/xhtml-symbol.ent"),
                 .embedInCode("Note/DefaultTemplate/title.mustache"),
                 .embedInCode("Note/DefaultTemplate/content.mustache"),
-            ]
+            ],
+            swiftSettings: [libXML2HeadersForSwift]
         ),
         .target(name: "Outbox", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Capture", "Compose",
@@ -108,7 +113,9 @@ let package = Package(
             name: "ENLogKitTests",
             dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "enlog",
                            "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "Mustache", package: "swift-mustache")]
+                           .product(name: "Mustache", package: "swift-mustache")],
+            // @testable imports see the modules' internal imports, CLibXML2 among them.
+            swiftSettings: [libXML2HeadersForSwift]
         ),
     ]
 )

@@ -14,6 +14,7 @@
 #include <libxml/SAX2.h>
 
 // xmlFree is a global function pointer (libxml2's allocator hook, set once at start-up), which
-// Swift 6 sees as shared mutable state; calling it from C reads it where C reads it.
-static inline void enlog_xml_free(void *pointer) { xmlFree(pointer); }
+// Swift 6 sees as shared mutable state; calling it from C reads it where C reads it. libxml2 is
+// loaded on first use (CLazyLibraries, which defines this and every libxml2 function enlog calls).
+void enlog_xml_free(void *pointer);
 #endif

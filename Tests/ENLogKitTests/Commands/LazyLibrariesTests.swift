@@ -13,9 +13,9 @@ import XCTest
 @testable import Sync
 @testable import Watch
 
-/// libcurl, libarchive, libmagic, libexif, yajl, cairo, libpng and FreeType load on their first
-/// call (CLazyLibraries), so that a command that never sends, unpacks, reads a photo or draws
-/// does not pay for loading them.
+/// libcurl, libarchive, libmagic, libexif, yajl, cairo, libpng, FreeType and libxml2 load on
+/// their first call (CLazyLibraries), so that a command that never sends, unpacks, reads a photo,
+/// draws or reads XML does not pay for loading them.
 final class LazyLibrariesTests: XCTestCase {
     var libraries: [String] { (0..<enlog_lazy_library_count()).map { String(cString: enlog_lazy_library_name($0)) } }
 
@@ -23,7 +23,7 @@ final class LazyLibrariesTests: XCTestCase {
     /// that renames one fails here, not in a user's first sync.
     func testEveryLibraryHasEveryFunctionEnlogCalls() {
         XCTAssertEqual(libraries, ["libcurl.so.4", "libarchive.so.13", "libmagic.so.1", "libexif.so.12", "libyajl.so.2",
-                                   "libcairo.so.2", "libpng16.so.16", "libfreetype.so.6"])
+                                   "libcairo.so.2", "libpng16.so.16", "libfreetype.so.6", "libxml2.so.2"])
         for index in 0..<enlog_lazy_library_count() {
             var reason = [CChar](repeating: 0, count: 512)
             XCTAssertEqual(enlog_lazy_library_check(index, &reason, reason.count), 0, String(cString: reason))
@@ -40,12 +40,16 @@ final class LazyLibrariesTests: XCTestCase {
         return (result, libraries.filter { result.standardError.contains("file=\($0) ") })
     }
 
-    func testARunThatSendsNothingLoadsNoneOfThem() throws {
+    /// A run that sends nothing loads none of them but libxml2, and that only to validate a new
+    /// note's ENML.
+    func testARunThatSendsNothingLoadsOnlyWhatItUses() throws {
         let home = try TemporaryDirectory()
-        for arguments in [["--version"], ["log", "--at", "48.8584,2.2945", "--no-geocode", "--no-sync"], ["queue", "list"]] {
+        let runs: [([String], [String])] = [(["--version"], []), (["log", "--at", "48.8584,2.2945", "--no-geocode", "--no-sync"], ["libxml2.so.2"]),
+                                            (["queue", "list"], []), (["history", "--json"], [])]
+        for (arguments, expected) in runs {
             let (result, loaded) = try loadedLibraries(arguments, home: home)
             XCTAssertEqual(result.status, 0, "\(arguments): \(result.standardErrorLines.filter { !$0.contains("file=") }.prefix(3))")
-            XCTAssertEqual(loaded, [], "\(arguments) loaded \(loaded)")
+            XCTAssertEqual(loaded, expected, "\(arguments) loaded \(loaded)")
         }
     }
 
@@ -55,7 +59,7 @@ final class LazyLibrariesTests: XCTestCase {
         let (result, loaded) = try loadedLibraries(["log", "--at", "48.8584,2.2945", "--no-geocode", "--no-sync"], home: try TemporaryDirectory(),
                                                    environment: ["ENLOG_MAP_TILE_URL": "http://127.0.0.1:9/{z}/{x}/{y}.png"])
         XCTAssertEqual(result.status, 0)
-        XCTAssertEqual(loaded, ["libcurl.so.4"])
+        XCTAssertEqual(loaded, ["libcurl.so.4", "libxml2.so.2"])
     }
 
     /// A library missing at run time is one line naming it and the package, exit 72, not a
