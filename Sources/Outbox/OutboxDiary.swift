@@ -9,7 +9,7 @@ import Compose
 /// The words a note was logged with (`log -m`, `--message-file`, `-e`): a row of `noteMessage`,
 /// stored in the note's transaction and deleted with it. The rendered ENML already holds them;
 /// this copy is what re-rendering (an address or a map filled in at sync) renders again.
-public struct NoteMessage: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct NoteMessage: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
     public static let databaseTableName = "noteMessage"
 
     public var noteId: Int64

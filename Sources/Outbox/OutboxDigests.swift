@@ -10,7 +10,7 @@ import Compose
 /// the same transaction as the note, so a day's digest is written once whoever asks and however
 /// often a watch restarts. Dropping the note (`queue drop`) deletes the row: the day can be
 /// digested again.
-struct DigestRecord: Codable, FetchableRecord, PersistableRecord {
+struct DigestRecord: Codable, FetchableRecord, PersistableRecord, StoredDates {
     static let databaseTableName = "digest"
     /// yyyy-MM-dd in the time zone the digest was written for.
     var day: String

@@ -10,7 +10,7 @@ import Compose
 /// `enexExport`, written in the transaction that makes the note `exported`, deleted with the
 /// note. It outlives a `queue retry`: the note may be in Evernote through that file, which the
 /// sync's lookup must allow for.
-public struct ENEXExportRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct ENEXExportRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
     public static let databaseTableName = "enexExport"
 
     public var noteId: Int64

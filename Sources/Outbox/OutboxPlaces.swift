@@ -25,7 +25,7 @@ extension OutboxSchema {
 }
 
 /// A place someone stays at: a centre, a radius, and a name with where it came from.
-public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord {
+public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
     public enum NameSource: String, Codable, Sendable {
         /// `enlog places name` or `add`: never replaced by anything else.
         case user

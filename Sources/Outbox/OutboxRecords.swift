@@ -7,7 +7,7 @@ import Capture
 import Compose
 
 /// A row of `fix`: every fix that was logged, kept as location history.
-public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord {
+public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
     public static let databaseTableName = "fix"
 
     public var id: Int64?
@@ -52,7 +52,7 @@ public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRe
 extension Fix.Source: DatabaseValueConvertible {}
 
 /// A row of `note`: one note waiting for, undergoing, or done with upload.
-public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord {
+public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
     public static let databaseTableName = "note"
 
     /// pending → sending → synced, or sending → failed (retried automatically when due) or

@@ -7,7 +7,7 @@ import Capture
 import Compose
 
 /// A resource is a row of `resource`, written with its note.
-extension NoteResource: FetchableRecord, MutablePersistableRecord {
+extension NoteResource: FetchableRecord, MutablePersistableRecord, StoredDates {
     public static let databaseTableName = "resource"
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -22,7 +22,7 @@ extension NoteResource: FetchableRecord, MutablePersistableRecord {
 
 /// A note whose map could not be made when it was logged (offline, tile server down): sync makes
 /// it before upload, re-rendering the note from the place it was rendered with.
-public struct PendingMap: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct PendingMap: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
     public static let databaseTableName = "pendingMap"
 
     public var noteId: Int64

@@ -150,7 +150,7 @@ extension OutboxStore {
     /// any of their requests goes out; counts an attempt for each. Returns the notes claimed, in
     /// the order asked; a note dropped or changed since it was listed is left out.
     public func markSending(batch ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [OutboxNote] {
-        let stamp = now.databaseValue
+        let stamp = StorageTime.text(now).databaseValue
         return try await write { db in
             var claimed: [OutboxNote] = []
             // The row as updated, in the same step: a note dropped or changed since it was
@@ -171,7 +171,7 @@ extension OutboxStore {
     /// exactly-once lookup flags. A note no longer `sending` is left as it is.
     public func markSynced(_ results: [SyncedNote], now: Date = Date()) async throws(OutboxError) {
         guard !results.isEmpty else { return }
-        let stamp = now.databaseValue
+        let stamp = StorageTime.text(now).databaseValue
         try await write { db in
             let update = try db.cachedStatement(sql: """
                 UPDATE note SET state = 'synced', guid = ?, usn = ?, lastError = NULL, nextAttemptAt = NULL, updatedAt = ?
@@ -189,7 +189,7 @@ extension OutboxStore {
     /// first): the attempt is not counted and no lookup is needed; a failed note is due at once.
     public func releaseUnsent(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) {
         guard !ids.isEmpty else { return }
-        let stamp = now.databaseValue
+        let stamp = StorageTime.text(now).databaseValue
         try await write { db in
             // SQLite evaluates every SET expression on the row as it was.
             let update = try db.cachedStatement(sql: """
@@ -217,7 +217,7 @@ extension OutboxStore {
     /// a note dropped or sent meanwhile is left out.
     public func releaseWithoutAddress(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [Int64] {
         guard !ids.isEmpty else { return [] }
-        let stamp = now.databaseValue
+        let stamp = StorageTime.text(now).databaseValue
         return try await write { db in
             let update = try db.cachedStatement(sql: """
                 UPDATE note SET addressPending = 0, updatedAt = ?

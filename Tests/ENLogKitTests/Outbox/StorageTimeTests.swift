@@ -1,0 +1,53 @@
+@testable import Support
+@testable import EvernoteAPI
+@testable import Configuration
+@testable import Network
+@testable import Auth
+@testable import Capture
+@testable import Compose
+@testable import Outbox
+@testable import Diary
+@testable import Sync
+@testable import Watch
+import Foundation
+import GRDB
+import Testing
+
+/// The outbox's records write their dates as `StorageTime` text instead of through GRDB's ICU
+/// `DateFormatter`; the text must stay GRDB's, which reads it back and which older outboxes hold.
+@Suite("stored dates: GRDB's text without ICU")
+struct StorageTimeTests {
+    /// Whole milliseconds over every time a fix may have (`Fix.Limits.time`, 1980–2099: ICU's
+    /// calendar turns Julian before 1582, where the two would part), as GRDB's formatter writes them.
+    @Test func writesWhatGRDBsFormatterWrites() {
+        var generator = SystemRandomNumberGenerator()
+        let first = Int64(Fix.Limits.time.lowerBound.timeIntervalSince1970 * 1000), last = Int64(Fix.Limits.time.upperBound.timeIntervalSince1970 * 1000)
+        let extremes: [Int64] = [first, last, 951_782_400_000, 951_868_799_999, 1_710_000_000_123]
+        let randomOnes = (0..<2000).map { _ in Int64.random(in: first...last, using: &generator) }
+        for milliseconds in extremes + randomOnes {
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            #expect(StorageTime.text(date) == String.fromDatabaseValue(date.databaseValue), "\(milliseconds) ms")
+        }
+    }
+
+    /// A fix and its note go in through the records and come back as the same instants; the
+    /// columns hold GRDB's text.
+    @Test func recordsReadBackTheirDates() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try OutboxStore(path: directory.path("outbox.sqlite"))
+        let time = Date(timeIntervalSince1970: 1_710_000_000.25)
+        let fix = try Fix(latitude: 48.1486, longitude: 11.5783, timestamp: time, source: .manual)
+        let draft = NoteDraft(uid: UUID().uuidString, title: "t", content: "<en-note>t</en-note>", notebookName: "Diary", tags: [],
+                              placeName: nil, subjectDate: time, source: "enlog", sourceApplication: "enlog/0.1",
+                              account: "sandbox.evernote.com/alice")
+        let note = try await store.enqueue(fix: fix, note: draft, now: time.addingTimeInterval(1))
+        let fetched = try await store.note(id: try #require(note.id))
+        #expect(fetched.subjectDate == time)
+        #expect(fetched.createdAt == time.addingTimeInterval(1))
+        let stored = try DatabaseQueue(path: directory.path("outbox.sqlite")).read { db in
+            try Row.fetchOne(db, sql: "SELECT fix.timestamp, note.createdAt FROM note JOIN fix ON fix.id = note.fixId")
+        }
+        #expect(stored?[0] as String? == "2024-03-09 16:00:00.250")
+        #expect(stored?[1] as String? == "2024-03-09 16:00:01.250")
+    }
+}
