@@ -136,7 +136,7 @@ public struct ENMLBatchValidator: Sendable {
         results.initialize(repeating: nil)
         defer { results.deallocate() }
         let slots = SendableSlots(results)
-        DispatchQueue.concurrentPerform(iterations: sources.count) { index in
+        ParallelWork.forEach(sources.count) { index in
             let source = sources[index]
             let outcome: Result<ENMLReport, ENMLInputError>
             switch source {
