@@ -159,9 +159,10 @@ def executable_breakdown(pid, maps, top):
         for page in range(first, last + PAGE, PAGE):
             if page in pages:
                 per_owner[owner(name)] += min(page + PAGE, base + address + size) - max(page, base + address)
-    print(f"  .text: bytes of the functions on resident pages, by module (MB)")
-    for name, size in per_owner.most_common(top):
-        print(f"    {size / 2**20:6.2f}  {name}")
+    print(f"  .text: bytes of the functions on resident pages, by module (MB; 0.1 MB or more)")
+    for name, size in per_owner.most_common():
+        if size >= 0.1 * 2**20:
+            print(f"    {size / 2**20:6.2f}  {name}")
     icu_breakdown(pid, binary, base, pages, section_list, mangled, top)
     print(f"  largest resident symbols (MB of the pages they lie on)")
     for name, size in resident_bytes.most_common(top):
