@@ -107,7 +107,11 @@ let package = Package(
             dependencies: [
                 "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // lld packs the executable's relative relocations (DT_RELR, glibc 2.36+): 20 kB
+            // instead of 2.4 MB of .rela.dyn that ld.so reads at every start and that stayed
+            // resident in watch (docs/benchmarks.md, "Memory: `bench/watch memory`").
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
         ),
         .testTarget(
             name: "ENLogKitTests",

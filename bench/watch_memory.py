@@ -8,7 +8,8 @@ notes and keeps track fixes as it would over that time. The day being followed a
 `enlog import`). Once the replay is over, config.toml turns watch.digest on with a note.time_zone
 (a POSIX rule) whose midnight is a few seconds away, and SIGHUP makes watch read it: watch's own
 digest timer then writes that day's digest. VmRSS (and its anonymous and file-backed parts) is read
-from /proc every half second; VmHWM is the peak.
+from /proc every half second; VmHWM is the peak. After the digest, bench/rss_breakdown.py says which
+mappings, and which sections and symbols of the executable, hold the RSS.
 
 Usage (from bench/watch): watch_memory.py ENLOG WORK SECONDS RATE
 """
@@ -154,6 +155,8 @@ try:
         time.sleep(0.5)
     digest_at = time.time() - started
     time.sleep(10)  # settled after the digest
+    breakdown = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "rss_breakdown.py"), str(watch.pid)],
+                               capture_output=True, text=True).stdout
 finally:
     done.set()
     sampler.join()
@@ -195,3 +198,5 @@ print(f"  digest: {digest.group(0) if digest else 'NONE WRITTEN'}")
 growth = (at(before_digest)[1] - at(settle + (replay_end - settle) / 4)[1]) / 1024
 print(f"  from 25 % to the end of the hour: {growth:+.1f} MB ({'flat' if abs(growth) < 1.0 else 'grows' if growth > 0 else 'shrinks'}); "
       f"after the digest vs before: {(at(digest_at + 10)[1] - at(before_digest)[1]) / 1024:+.1f} MB")
+print("where the RSS is after the digest (bench/rss_breakdown.py):")
+print(breakdown, end="")
