@@ -175,8 +175,16 @@ public struct NoteRenderer: Sendable {
         var title = NoteNames.trimmingSeparators(oneLine.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "))
         if title.utf16.count > NoteNames.titleLength {
             // Whole characters only: a cut never splits an emoji sequence or a letter from its marks.
-            while title.utf16.count > NoteNames.titleLength - 1 { title.removeLast() }
-            title = NoteNames.trimmingSeparators(title) + "…"
+            // Counted from the front, once: removing characters from the end and counting again
+            // took seconds for a title rendered to a few hundred kilobytes (the template fuzzer's find).
+            var end = title.startIndex, kept = 0
+            for index in title.indices {
+                let next = title.index(after: index)
+                kept += title.utf16.distance(from: index, to: next)
+                guard kept <= NoteNames.titleLength - 1 else { break }
+                end = next
+            }
+            title = NoteNames.trimmingSeparators(String(title[..<end])) + "…"
         }
         guard !title.isEmpty else { throw .invalidTitle("it is empty") }
         return title

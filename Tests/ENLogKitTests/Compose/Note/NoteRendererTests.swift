@@ -97,6 +97,25 @@ struct NoteRendererTests {
         }
     }
 
+    /// An overlong title is cut to its longest run of whole characters that leaves room for the
+    /// ellipsis, as cutting one character at a time from the end did (the reference below), in
+    /// one pass: that took minutes for a title rendered to a few hundred kilobytes (the template
+    /// fuzzer's find, Tests/Fixtures/fuzz/template/).
+    @Test func overlongTitlesAreCutAsOneCharacterAtATimeWould() throws {
+        func reference(_ text: String) -> String {
+            var title = text
+            while title.utf16.count > NoteNames.titleLength - 1 { title.removeLast() }
+            return NoteNames.trimmingSeparators(title) + "…"
+        }
+        let pieces = ["a", "東京", "👩\u{200D}💻", "e\u{301}", "😀", "ü", " b"]
+        var generator = SeededGenerator(state: 24)
+        for _ in 0..<200 {
+            let text = "x" + (0..<Int.random(in: 100...300, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            guard text.utf16.count > NoteNames.titleLength else { continue }
+            #expect(try NoteRenderer.checkedTitle(text) == reference(text), "\(text)")
+        }
+    }
+
     @Test func staticMapsAndGoogleLinksAreConfigurable() throws {
         let style = NoteStyle(map: .google, staticMapURL: "https://maps.example.com/static?center={lat},{lon}&key={key}",
                               staticMapKey: "k&y=1", setsPlaceName: true)
