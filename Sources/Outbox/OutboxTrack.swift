@@ -26,7 +26,8 @@ extension OutboxStore {
             let existing = try db.cachedStatement(sql: "SELECT id FROM fix WHERE timestamp = ? ORDER BY id LIMIT 1")
             for fix in fixes {
                 var record = FixRecord(fix, createdAt: now)
-                if let id = try Int64.fetchOne(existing, arguments: [record.timestamp]) {
+                // Looked up as the text the insert below stores (the record's `StoredDates`).
+                if let id = try Int64.fetchOne(existing, arguments: [StorageTime.text(record.timestamp)]) {
                     result.alreadyThere += 1
                     result.fixIds.append(id)
                     continue

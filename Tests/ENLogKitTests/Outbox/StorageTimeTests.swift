@@ -30,6 +30,18 @@ struct StorageTimeTests {
         }
     }
 
+    /// Times between milliseconds (a clock's `Date()`, parsed fractions) round to the same
+    /// millisecond both ways, so a bound GRDB writes for a query meets the text a record stored.
+    @Test func roundsBetweenMillisecondsAsGRDBsFormatterDoes() {
+        var generator = SystemRandomNumberGenerator()
+        let first = Int64(Fix.Limits.time.lowerBound.timeIntervalSince1970 * 1000), last = Int64(Fix.Limits.time.upperBound.timeIntervalSince1970 * 1000)
+        for _ in 0..<5000 {
+            let seconds = Double(Int64.random(in: first...last, using: &generator)) / 1000 + Double.random(in: 0..<0.001, using: &generator)
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(StorageTime.text(date) == String.fromDatabaseValue(date.databaseValue), "\(seconds) s")
+        }
+    }
+
     /// A fix and its note go in through the records and come back as the same instants; the
     /// columns hold GRDB's text.
     @Test func recordsReadBackTheirDates() async throws {
