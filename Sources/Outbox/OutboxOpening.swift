@@ -31,13 +31,17 @@ struct OutboxOpening {
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                // The diary's folder is its owner's alone (0700), whatever the umask.
+                try PrivateFiles.makeDirectories(directory)
             } catch {
-                let detail = (error as NSError).localizedFailureReason ?? error.localizedDescription
                 throw access(Self.existingAncestor(of: directory), W_OK) != 0
                     ? .readOnly(path: path, detail: "cannot create directory \(directory)")
-                    : .cannotOpen(path: path, detail: "cannot create directory \(directory): \(detail)")
+                    : .cannotOpen(path: path, detail: "cannot create directory \(directory): \(error.detail)")
             }
+            // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm the main file's
+            // mode, and would make the file itself 0644 less the umask (the whole diary readable
+            // by every user under the usual 022).
+            if !exists { PrivateFiles.createEmpty(path) }
         }
         if !readOnly { try Self.refuseForeignFile(path: path, busyTimeout: busyTimeout) }
         // A new outbox is set up by one process while the others wait: its first opener switches

@@ -305,7 +305,10 @@ final class TileDiskCache: Sendable {
 
     private static func open(_ path: String) throws -> DatabasePool {
         let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Tiles and maps of where the user has been: the owner's alone (0700, 0600 and the -wal
+        // and -shm following the file's mode), whatever the umask.
+        try PrivateFiles.makeDirectories(directory)
+        PrivateFiles.createEmpty(path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(2)
         configuration.label = "enlog.tiles"
