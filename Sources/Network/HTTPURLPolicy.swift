@@ -12,8 +12,8 @@ import Configuration
 /// policy and the transfer can never disagree about the host.
 package struct HTTPTarget: Equatable, Sendable {
     package var scheme: String      // "http" or "https"
-    var host: String        // as libcurl normalises it; IPv6 in brackets
-    var port: Int
+    package var host: String        // as libcurl normalises it; IPv6 in brackets
+    package var port: Int
     package var isLoopback: Bool
     /// Pool key: one keep-alive handle per scheme+host+port.
     var poolKey: String { "\(scheme)://\(host):\(port)" }

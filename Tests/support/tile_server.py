@@ -29,7 +29,8 @@ Listens on 127.0.0.1 (port 0: the kernel picks one) and prints PORT=<n> once rea
                          without timing. 0 (default) turns it off.
                          redirect: answer image requests with 302: once (to /moved/<path>, served
                          as the path), loop (/moved/ again and again), away (to plain http on
-                         198.51.100.7, which a client must refuse without connecting)
+                         198.51.100.7, which a client must refuse without connecting),
+                         port:N (to the same path on 127.0.0.1:N, another origin)
   GET /_test/reset       forget the requests seen and restore the defaults
 """
 import argparse
@@ -266,6 +267,9 @@ def main():
             redirect = settings["redirect"]
             if redirect == "away":
                 return 302, b"", [("Location", "http://198.51.100.7" + path)]
+            if redirect.startswith("port:"):
+                # Another origin on this machine (another port on 127.0.0.1): a client must not go.
+                return 302, b"", [("Location", f"http://127.0.0.1:{int(redirect[5:])}" + path)]
             if redirect == "loop" or (redirect == "once" and not path.startswith("/moved/")):
                 return 302, b"", [("Location", "/moved" + path)]
             path = path.removeprefix("/moved")

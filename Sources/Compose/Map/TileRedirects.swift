@@ -6,9 +6,10 @@ import Network
 import Capture
 
 /// Redirects a tile or static-map server answers with (a moved tile URL, http to https), which
-/// libcurl is never asked to follow: followed here, a few at most, and only where the first
-/// request could have gone itself: never from https down to http, and to this machine
-/// (loopback) only from this machine, so that a server cannot point enlog at a local service.
+/// libcurl is never asked to follow: followed here, a few at most, and only within the origin
+/// of the request (the same scheme, host and port; plain http goes to this machine alone, so
+/// an upgrade to https would be a move to another port), as the geocoder, NoteStore and OAuth clients follow none: a tile server cannot
+/// point enlog at another host or port (a cloud metadata service, a local one) through it.
 enum TileRedirects {
     static let most = 3
 
@@ -16,6 +17,7 @@ enum TileRedirects {
         case tooMany
         case downgrade(String)
         case toLoopback(String)
+        case otherOrigin(String)
         case unusable(String)
 
         var detail: String {
@@ -23,6 +25,7 @@ enum TileRedirects {
             case .tooMany: return "more than \(TileRedirects.most) redirects"
             case .downgrade(let url): return "a redirect from https to \(url), which is not followed"
             case .toLoopback(let url): return "a redirect to this machine (\(url)), which is not followed"
+            case .otherOrigin(let url): return "a redirect to another server (\(url)), which is not followed"
             case .unusable(let what): return "a redirect to \(what), which is not followed"
             }
         }
@@ -59,6 +62,9 @@ enum TileRedirects {
         }
         if from.scheme == "https" && to.scheme != "https" { throw .downgrade(HTTPURLPolicy.describe(resolved)) }
         if to.isLoopback && !from.isLoopback { throw .toLoopback(HTTPURLPolicy.describe(resolved)) }
+        guard from.host == to.host, from.port == to.port, from.scheme == to.scheme else {
+            throw .otherOrigin(HTTPURLPolicy.describe(resolved))
+        }
         return resolved
     }
 }

@@ -193,6 +193,15 @@ extension MapCommandTests {
             XCTAssertEqual(error as? TileRedirects.Refusal, .toLoopback("https://localhost"))
         }
         XCTAssertEqual(try TileRedirects.nextURL(from: "http://127.0.0.1:9/1/2/3.png", to: "/moved/1/2/3.png"), "http://127.0.0.1:9/moved/1/2/3.png")
-        XCTAssertEqual(try TileRedirects.nextURL(from: "https://a.example.org/t.png", to: "https://b.example.org/t.png"), "https://b.example.org/t.png")
+        // Issue 32: only within the origin, as the other clients: another host, port or scheme is refused.
+        for (from, to) in [("https://a.example.org/t.png", "https://b.example.org/t.png"),
+                           ("https://a.example.org/t.png", "https://a.example.org:8443/t.png"),
+                           ("https://a.example.org/t.png", "https://169.254.169.254/latest/meta-data/"),
+                           ("http://127.0.0.1:9/t.png", "http://127.0.0.1:10/t.png"),
+                           ("http://127.0.0.1:9/t.png", "https://127.0.0.1:9/t.png")] {
+            XCTAssertThrowsError(try TileRedirects.nextURL(from: from, to: to), "\(from) → \(to)") { error in
+                XCTAssertEqual(error as? TileRedirects.Refusal, .otherOrigin(HTTPURLPolicy.describe(to)), "\(from) → \(to)")
+            }
+        }
     }
 }
