@@ -8,6 +8,11 @@ import Support
 /// disk and then put in its place: a reader never sees half an export, and an export that fails
 /// leaves what was there before. Something else that exists (a FIFO, a device) and standard
 /// output are written straight.
+///
+/// The temporary file (`.NAME.enlog-XXXXXX`) is removed when SIGINT, SIGTERM or SIGHUP ends the
+/// export (`SignalCleanup`), and held under an `flock` while it is written: a later export to
+/// the same name removes the temporaries no process holds (a `kill -9`, a power cut), and
+/// leaves alone those another export is writing.
 final class ENEXFile {
     enum Target: Equatable {
         case standardOutput
@@ -22,6 +27,7 @@ final class ENEXFile {
     private let replaces: Bool
     private var buffer: [UInt8] = []
     private var committed = false
+    private var removalOnSignal: SignalCleanup.Registration?
     private(set) var bytesWritten = 0
 
     private static let bufferSize = 1 << 18
@@ -58,10 +64,14 @@ final class ENEXFile {
             if exists, !replaces { throw .fileExists(path: path) }
             let directory = (path as NSString).deletingLastPathComponent
             let base = (path as NSString).lastPathComponent
+            Self.removeAbandonedTemporaries(in: directory, of: base)
             var template = Array((directory + "/." + base + ".enlog-XXXXXX").utf8CString)
             let opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             guard opened >= 0 else { throw .cannotCreate(path: path, detail: Self.systemError()) }
             _ = fcntl(opened, F_SETFD, FD_CLOEXEC)
+            // Held until the descriptor is closed (committed, discarded, or the process ended).
+            _ = flock(opened, LOCK_EX | LOCK_NB)
+            removalOnSignal = SignalCleanup.removeOnSignal(String(nulTerminated: template))
             // mkstemp makes it 0600; a file replaced keeps its permissions.
             if exists { fchmod(opened, status.st_mode & 0o7777) }
             descriptor = opened
@@ -121,6 +131,7 @@ final class ENEXFile {
         guard fsync(descriptor) == 0 else { throw .writeFailed(path: name, detail: "fsync: " + Self.systemError()) }
         guard close(descriptor) == 0 else { throw .writeFailed(path: name, detail: "close: " + Self.systemError()) }
         committed = true
+        defer { removalOnSignal.take()?.release() }
         do {
             try place(temporaryPath, at: finalPath)
         } catch {
@@ -139,8 +150,31 @@ final class ENEXFile {
         committed = true
         buffer.removeAll()
         guard let temporaryPath else { return }
-        close(descriptor)
         unlink(temporaryPath)
+        close(descriptor)
+        removalOnSignal.take()?.release()
+    }
+
+    /// Removes the temporaries of earlier exports to `base` in `directory` that no process
+    /// writes: named as this type names them, regular files of this user, and no `flock` held on
+    /// them. One modified in the last minute is left (its export may have created it and not yet
+    /// taken the lock). Nothing else is touched, and any failure just leaves the file.
+    static func removeAbandonedTemporaries(in directory: String, of base: String) {
+        let prefix = "." + base + ".enlog-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "/" : directory) else { return }
+        for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
+            let path = directory + "/" + name
+            let candidate = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard candidate >= 0 else { continue }
+            defer { close(candidate) }
+            var status = stat()
+            guard fstat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+                  Double(status.st_mtim.tv_sec) < Date().timeIntervalSince1970 - 60,
+                  flock(candidate, LOCK_EX | LOCK_NB) == 0 else { continue }
+            // Still the file locked (not one that took its name meanwhile).
+            var now = stat()
+            if lstat(path, &now) == 0, now.st_ino == status.st_ino, now.st_dev == status.st_dev { unlink(path) }
+        }
     }
 
     /// Takes back a committed file whose notes could not be marked exported (standard output,

@@ -15,13 +15,13 @@ final class ENEXMemoryTests: XCTestCase {
 
     /// The outbox filled in this process, a transaction per thousand notes: each note with a
     /// map of its own bytes that its ENML references.
-    func fill(_ path: String) async throws {
+    static func fill(_ path: String, notes: Int = ENEXMemoryTests.notes) async throws {
         let store = try OutboxStore(path: path)
         var generator = SystemRandomNumberGenerator()
         let picture = (0..<Self.mapBytes).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let start = Date(timeIntervalSince1970: 1_795_330_800)
-        for batch in stride(from: 0, to: Self.notes, by: 1000) {
-            let drafts = (batch..<min(batch + 1000, Self.notes)).map { index -> (Fix, NoteDraft) in
+        for batch in stride(from: 0, to: notes, by: 1000) {
+            let drafts = (batch..<min(batch + 1000, notes)).map { index -> (Fix, NoteDraft) in
                 let body = Data(withUnsafeBytes(of: UInt64(index).bigEndian) { Array($0) } + picture)
                 let hash = MapImage.md5Hex(body)
                 let content = """
@@ -48,7 +48,7 @@ final class ENEXMemoryTests: XCTestCase {
 
     func testTenThousandNotesWithMapsExportInBoundedMemory() async throws {
         let home = try EnlogHome()
-        try await fill(home.database)
+        try await Self.fill(home.database)
         let outboxBytes = try FileManager.default.attributesOfItem(atPath: home.database)[.size] as? Int ?? 0
         let file = home.directory.path("all.enex")
         // A parent of its own, so that the children's peak is enlog's alone.
