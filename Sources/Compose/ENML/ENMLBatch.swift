@@ -70,11 +70,13 @@ public struct ENMLBatchValidator: Sendable {
                 return [.failure(ENMLInputError(path: path, reason: String(cString: strerror(errno))))]
             }
             guard (status.st_mode & S_IFMT) == S_IFDIR else { return [.success(.file(path))] }
-            let files = notes(under: Array(path.utf8))
-            if files.isEmpty {
+            let (files, unreadable) = notes(under: Array(path.utf8))
+            // A folder that cannot be listed is a failure of its own, never "all valid" in silence.
+            let failures = unreadable.map { Result<ENMLSource, ENMLInputError>.failure($0) }
+            if files.isEmpty && unreadable.isEmpty {
                 return [.failure(ENMLInputError(path: path, reason: "directory holds no *.\(fileExtension) files"))]
             }
-            return files.map { bytes in
+            return failures + files.map { bytes in
                 let source = String(validating: bytes, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(bytes)
                 // A FIFO or device that happens to be named *.enml is no note: reading it could
                 // wait for a writer or never end, and the other files are not to wait for it.
@@ -89,19 +91,33 @@ public struct ENMLBatchValidator: Sendable {
     /// Every `*.enml` file below `directory`, sorted, as the file system spells the names: a walk
     /// over bytes, since a name that is not UTF-8 has no String that opens it again.
     /// Symbolic links to directories are not followed (no cycles); links to files are kept.
-    private static func notes(under directory: [UInt8]) -> [[UInt8]] {
+    /// A subfolder that cannot be listed, or an entry that cannot be looked at, is an error of its
+    /// own (in name order, before the files).
+    private static func notes(under directory: [UInt8]) -> (files: [[UInt8]], unreadable: [ENMLInputError]) {
         let suffix = Array(".\(fileExtension)".utf8)
         var found: [[UInt8]] = []
+        var unreadable: [ENMLInputError] = []
+        func failure(_ path: [UInt8], _ reason: String) -> ENMLInputError {
+            let source = String(validating: path, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(path)
+            return ENMLInputError(path: source.jsonName, reason: reason)
+        }
         var pending = [directory.last == UInt8(ascii: "/") ? directory : directory + [UInt8(ascii: "/")]]
         while let folder = pending.popLast() {
-            guard let stream = (folder + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else { continue }
+            guard let stream = (folder + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else {
+                let shown = folder.count > 1 && folder.last == UInt8(ascii: "/") ? Array(folder.dropLast()) : folder
+                unreadable.append(failure(shown, "cannot list the directory: \(String(cString: strerror(errno)))"))
+                continue
+            }
             defer { closedir(stream) }
             while let entry = readdir(stream) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
                 if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
                 let path = folder + name
                 var status = stat()
-                guard (path + [0]).withUnsafeBufferPointer({ lstat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &status) }) == 0 else { continue }
+                guard (path + [0]).withUnsafeBufferPointer({ lstat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &status) }) == 0 else {
+                    unreadable.append(failure(path, String(cString: strerror(errno))))
+                    continue
+                }
                 if (status.st_mode & S_IFMT) == S_IFDIR {
                     pending.append(path + [UInt8(ascii: "/")])
                 } else if name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) {
@@ -109,7 +125,7 @@ public struct ENMLBatchValidator: Sendable {
                 }
             }
         }
-        return found.sorted { $0.lexicographicallyPrecedes($1) }
+        return (found.sorted { $0.lexicographicallyPrecedes($1) }, unreadable.sorted { $0.path < $1.path })
     }
 
     /// Validates what command-line paths name, in their order; paths naming nothing keep their error.

@@ -52,10 +52,17 @@ package struct HistoryImport {
         for input in inputs {
             var status = stat()
             if stat(input, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-                let files = HistoryFolder.files(in: input)
-                for file in files { report(importFile(file, named: true, inFolder: true)) }
-                if files.isEmpty {
-                    report(FileReport(path: input, error: .unreadable(path: input, detail: "the folder holds no file")))
+                let listing = HistoryFolder.files(in: input)
+                for failure in listing.unreadable { report(FileReport(path: failure.path, error: failure.error)) }
+                var passedOver = 0
+                for file in listing.files {
+                    let fileReport = importFile(file, named: true, inFolder: true)
+                    if fileReport.passedOver { passedOver += 1 }
+                    report(fileReport)
+                }
+                // Nothing read and nothing failed: said, whether the folder is empty or holds only other files.
+                if listing.unreadable.isEmpty, passedOver == listing.files.count {
+                    report(FileReport(path: input, error: .noHistoryInFolder(path: input, passedOver: passedOver)))
                 }
             } else {
                 report(importFile(input, named: true, inFolder: false))
@@ -136,7 +143,7 @@ package struct HistoryImport {
         do {
             writer = try HistoryImportWriter(store: outbox, path: Self.identity(of: path), format: kind.format.rawValue)
         } catch {
-            report.error = .badFile(path: path, format: kind.format, error: HistoryFileError(error.reason))
+            report.error = .outbox(path: path, error: error)
             return report
         }
         var batch = HistoryBatch(collectFixes: collectFixes)
@@ -164,6 +171,7 @@ package struct HistoryImport {
             try? writer.abandon()
             switch error {
             case let error as HistoryImportError: report.error = error
+            case let error as OutboxError: report.error = .outbox(path: path, error: error)
             case let error as HistoryFileError: report.error = .badFile(path: path, format: kind.format, error: error)
             case let error as any ENLogError: report.error = .badFile(path: path, format: kind.format, error: HistoryFileError(error.reason))
             default: report.error = .badFile(path: path, format: kind.format, error: HistoryFileError("\(error)"))

@@ -1,6 +1,7 @@
 import Foundation
 import Support
 import Capture
+import Outbox
 
 /// Why one file of `enlog import` added nothing: one line naming the file, where and what.
 package enum HistoryImportError: ENLogError, Equatable {
@@ -13,12 +14,19 @@ package enum HistoryImportError: ENLogError, Equatable {
     case badArchive(path: String, detail: String)
     /// A file of a known format that is wrong where `error` says (cut short, a bad value).
     case badFile(path: String, format: HistoryFormat, error: HistoryFileError)
+    /// A folder in which nothing could be imported or failed: empty, or only files of no known
+    /// format (`passedOver` of them).
+    case noHistoryInFolder(path: String, passedOver: Int)
+    /// The outbox failed while the file was written into it (a full disk, a lock held too long):
+    /// not the file's fault, and said with the outbox's own words and exit code.
+    case outbox(path: String, error: OutboxError)
     /// Read to its end without a single point or stay.
     case nothingToImport(path: String, format: HistoryFormat, skipped: [HistorySkip: Int])
 
     public var category: ErrorCategory {
         switch self {
-        case .unreadable: return .noInput
+        case .unreadable, .noHistoryInFolder: return .noInput
+        case let .outbox(_, error): return error.category
         default: return .badLocation
         }
     }
@@ -35,6 +43,11 @@ package enum HistoryImportError: ENLogError, Equatable {
             return "\(path) is not a location history enlog reads (neither GPX, KML, TCX, CSV, OwnTracks, GeoJSON, a Google Timeline export nor an NMEA 0183 log): \(detail)"
         case let .empty(path):
             return "\(path) is empty: nothing to import"
+        case let .noHistoryInFolder(path, 0):
+            return "the folder \(path) holds no file: nothing to import"
+        case let .noHistoryInFolder(path, passedOver):
+            return "the folder \(path) holds no location history: its \(passedOver == 1 ? "only file is" : "\(passedOver) files are all") "
+                + "of no format enlog reads (GPX, KML, TCX, CSV, OwnTracks, GeoJSON, Google Timeline, NMEA 0183)"
         case let .badArchive(path, detail):
             return "\(path) is a zip archive that cannot be read (cut short or damaged?): \(HTTPText.oneLine(detail))"
         case let .badFile(path, format, error):
@@ -47,6 +60,8 @@ package enum HistoryImportError: ENLogError, Equatable {
             case .wholeFile: place = ""
             }
             return "\(path)\(place): \(format.title): \(HTTPText.oneLine(error.reason))"
+        case let .outbox(path, error):
+            return "\(error.reason), importing \(path)"
         case let .nothingToImport(path, format, skipped):
             let reasons = skipped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) with \($0.key.rawValue)" }
             return "\(path) holds no point with a time: nothing to import (\(format.title)\(reasons.isEmpty ? "" : "; skipped: " + reasons.joined(separator: ", ")))"
@@ -56,6 +71,10 @@ package enum HistoryImportError: ENLogError, Equatable {
     public var recoverySuggestion: String? {
         switch self {
         case .unknownFormat: return "convert it with gpsbabel to GPX (-o gpx) first"
+        case .noHistoryInFolder(_, 1...): return "convert them with gpsbabel to GPX (-o gpx) first"
+        case let .outbox(_, error):
+            // A rerun adds only what is missing (the chunks an interrupted run left are found).
+            return (error.recoverySuggestion.map { $0 + ", then " } ?? "") + "import the file again: it adds only what is missing"
         default: return nil
         }
     }

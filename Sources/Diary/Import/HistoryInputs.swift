@@ -108,26 +108,57 @@ final class HistoryArchiveMember: HistoryByteSource {
 
 /// The files a folder given to `enlog import` holds, in every subfolder, in name order (so
 /// every run reads them in the same order); hidden files and symbolic links to folders are left
-/// out (a link could lead back up and never end).
+/// out (a link could lead back up and never end); links to files are followed.
+///
+/// Every entry that cannot be read is kept as an error (a subfolder that cannot be listed, a
+/// dangling link, a FIFO or device): the import reports each and fails with its code, rather
+/// than importing less than the folder holds in silence.
 enum HistoryFolder {
-    static func files(in folder: String) -> [String] {
-        var found: [String] = []
+    struct Listing {
+        var files: [String] = []
+        var unreadable: [(path: String, error: HistoryImportError)] = []
+    }
+
+    static func files(in folder: String) -> Listing {
+        var listing = Listing()
         var pending = [folder]
         while let current = pending.popLast() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: current) else { continue }
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: current)
+            } catch {
+                // Foundation's error keeps no errno: opendir(3) tells why in the system's words.
+                var detail = "the folder cannot be listed"
+                if let stream = opendir(current) { closedir(stream) } else { detail = String(cString: strerror(errno)) }
+                listing.unreadable.append((current, .unreadable(path: current, detail: detail)))
+                continue
+            }
             var folders: [String] = []
             for name in names.sorted() where !name.hasPrefix(".") {
                 let path = current.hasSuffix("/") ? current + name : current + "/" + name
                 var status = stat()
-                guard lstat(path, &status) == 0 else { continue }
+                guard lstat(path, &status) == 0 else {
+                    listing.unreadable.append((path, .unreadable(path: path, detail: String(cString: strerror(errno)))))
+                    continue
+                }
+                if status.st_mode & S_IFMT == S_IFLNK {
+                    guard stat(path, &status) == 0 else {
+                        let why = String(cString: strerror(errno))
+                        listing.unreadable.append((path, .unreadable(path: path, detail: "a symbolic link to nothing readable (\(why))")))
+                        continue
+                    }
+                    if status.st_mode & S_IFMT == S_IFDIR { continue }
+                }
                 switch status.st_mode & S_IFMT {
                 case S_IFDIR: folders.append(path)
-                case S_IFREG: found.append(path)
-                default: continue
+                case S_IFREG: listing.files.append(path)
+                default:
+                    let kind = FileBytes.describe(status.st_mode & S_IFMT)
+                    listing.unreadable.append((path, .unreadable(path: path, detail: "not a regular file (\(kind)); skipped")))
                 }
             }
             pending.append(contentsOf: folders.reversed())
         }
-        return found
+        return listing
     }
 }

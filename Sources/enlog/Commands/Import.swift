@@ -63,15 +63,16 @@ struct Import: AsyncParsableCommand {
             var reports: [ImportReport] = []
             HistoryImport(outbox: outbox, progress: HistoryImportProgress.forTerminal(), collectFixes: collect).run(files) { report in
                 // Errors as they happen, each one line; a lone failing file is reported by the caller.
-                if let error = report.error, files.count > 1 || report.path != files[0] {
-                    Terminal.standardError("enlog: error: \(error.reason)")
+                if let error = report.error, files.count > 1 || report.path != files[0] || !reports.isEmpty {
+                    Terminal.standardError("enlog: error: \(error.reason)" + (error.recoverySuggestion.map { " (\($0))" } ?? ""))
                 }
                 reports.append(ImportReport(report))
             }
             return reports
         }
         let imported = reports.filter { $0.report.error == nil && !$0.report.passedOver }
-        if reports.count == 1, let error = reports[0].report.error { throw error }
+        // A lone failure about the one input named was not printed as it happened: thrown, said once.
+        if reports.count == 1, files.count == 1, reports[0].report.path == files[0], let error = reports[0].report.error { throw error }
         var written = TrackImport.Notes()
         if notes {
             for file in imported {

@@ -83,3 +83,25 @@ final class DiskFullTests: XCTestCase {
         XCTAssertEqual(try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }, "ok")
     }
 }
+
+extension DiskFullTests {
+    /// The disk fills during an import (the outbox opened fine): the outbox's words and exit 73,
+    /// not "bad input" (65); the outbox stays whole and a rerun once space is back adds the rest.
+    func testADiskThatFillsDuringAnImportIsSaidSoWith73() throws {
+        var home = try EnlogHome()
+        let database = mountPoint.url.path + "/enlog.sqlite"
+        home.extraEnvironment["ENLOG_DB"] = database
+        XCTAssertEqual(try home.run("log", "--at", "48.1,11.1", "--no-sync", "--no-geocode").status, 0)
+        // 2 × 30,000 rows: several MiB of history with its index, on a 2 MiB file system.
+        let file = try home.directory.file("big.csv", contents: HistoryImportTests.csv(points: 30_000))
+        let result = try home.run("import", file.path)
+        XCTAssertEqual(result.status, 73, result.standardError)
+        XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
+        XCTAssertTrue(result.standardError.hasPrefix("enlog: error: no space left on the disk holding outbox \(database), importing \(file.path) "),
+                      result.standardError)
+        XCTAssertTrue(result.standardError.contains("free some disk space and try again, then import the file again"), result.standardError)
+        let listed = try home.run("queue", "list")
+        XCTAssertEqual(listed.status, 0, listed.standardError)
+        XCTAssertEqual(listed.standardOutput.split(separator: "\n").count, 1)
+    }
+}
