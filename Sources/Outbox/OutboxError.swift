@@ -29,6 +29,12 @@ public enum OutboxError: ENLogError, Equatable {
     /// The file was deleted or replaced while enlog wrote to it (`OutboxFile`): its notes, the
     /// last one included, were copied out to `keptIn` (the path itself when it was free).
     case vanished(path: String, replaced: Bool, keptIn: String?, detail: String?)
+    /// The write-ahead log (or its index) was deleted under this process, which put what the log
+    /// held into the outbox (`kept`; `OutboxFile`), `detail` saying why it could not go on.
+    case logLost(path: String, kept: Bool, detail: String?)
+    /// The write-ahead log was deleted while another process, `holder` when found, has it open:
+    /// committed notes are only in that process's open file until it writes them back.
+    case logDeletedElsewhere(path: String, holder: String?)
 
     public var reason: String {
         switch self {
@@ -65,6 +71,14 @@ public enum OutboxError: ENLogError, Equatable {
             guard let keptIn else { return what + ", and its notes could not be copied out: \(detail ?? "unknown error")" }
             return keptIn == path ? what + "; it is back there with every note, the last one included"
                                   : what + "; the notes of the one enlog had open, the last one included, are in \(keptIn)"
+        case let .logLost(path, kept, detail):
+            let what = "the write-ahead log of outbox \(path) (\(path)-wal) was deleted while enlog was writing to it"
+            guard kept else { return what + ", and the notes it holds could not be put into the outbox" }
+            return what + "; every note in it, the last one included, is now in the outbox"
+                + (detail.map { ", which could not be opened again: \($0)" } ?? "")
+        case let .logDeletedElsewhere(path, holder):
+            return "the write-ahead log of outbox \(path) (\(path)-wal) was deleted while \(holder ?? "another process") "
+                + "had it open: the latest notes are only in that process until it writes them back"
         }
     }
 
@@ -73,7 +87,10 @@ public enum OutboxError: ENLogError, Equatable {
         case .locked:
             return "another enlog command is probably running; try again, or look for a stuck enlog process"
         case let .corrupt(path, _):
-            return "move \(path) aside (notes not yet uploaded in it may be lost) and run the command again to start a new outbox"
+            // Reading commands often still read a file with a damaged page: save what they can
+            // before anything starts afresh.
+            return "first save the notes it still holds with `enlog export --enex FILE` (or `sqlite3 \(path) .recover`), "
+                + "then move \(path) aside and run the command again to start a new outbox"
         case .readOnly:
             return "check the permissions of the file and its directory, or choose another outbox path"
         case .cannotOpen:
@@ -99,6 +116,13 @@ public enum OutboxError: ENLogError, Equatable {
         case let .vanished(path, _, keptIn, _):
             guard let keptIn else { return "notes not yet uploaded from it are lost" }
             return keptIn == path ? "start the command again" : "`enlog --db \(keptIn) sync` uploads them; the next start uses \(path)"
+        case let .logLost(_, kept, detail):
+            if !kept { return "keep this process running and run `enlog export --enex FILE` to save the notes" }
+            return detail == nil ? nil : "run the command again"
+        case let .logDeletedElsewhere(_, holder):
+            let stop = holder.flatMap { $0.split(separator: " ").dropFirst().first }.map { "`kill \($0)`" } ?? "Ctrl-C"
+            return "wait a moment (enlog watch writes them back at its next fix), or stop that process with \(stop) "
+                + "(not kill -9: that loses them); then run the command again"
         }
     }
 
@@ -110,6 +134,9 @@ public enum OutboxError: ENLogError, Equatable {
         }
         let detail = databaseError.message ?? "SQLite error \(databaseError.extendedResultCode.rawValue)"
         if isPossiblyDiskFull(databaseError), DiskSpace.isExhausted(near: path) { return .diskFull(path: path) }
+        if [.SQLITE_IOERR, .SQLITE_CORRUPT].contains(databaseError.resultCode), WriteAheadLog.isShort(path) {
+            return .logDeletedElsewhere(path: path, holder: WriteAheadLog.holderOfDeleted(path))
+        }
         switch databaseError.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return .locked(path: path, waited: busyTimeout)
@@ -143,7 +170,8 @@ extension OutboxError {
         switch self {
         case .locked: return .temporary
         case .corrupt, .newerSchema, .storedFixInvalid: return .ioError
-        case .readOnly, .cannotOpen, .diskFull, .database, .vanished: return .cannotWrite
+        case .readOnly, .cannotOpen, .diskFull, .database, .vanished, .logLost: return .cannotWrite
+        case .logDeletedElsewhere: return .temporary
         case .missing, .notInitialized: return .noInput
         case .foreign: return .foreignDatabase
         case .noteNotFound, .duplicateNote, .invalidTransition: return .usage

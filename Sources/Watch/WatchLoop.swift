@@ -71,6 +71,9 @@ extension Watcher {
         /// Gives `input` to the machine and performs what it decides.
         mutating func handle(_ input: Input) async -> Next {
             if case .syncFinished = input { syncTask = nil }
+            // A deleted -wal holds notes already reported logged: put them into the outbox now,
+            // before a crash could take them (a few stat(2) calls when nothing changed).
+            watcher.outbox.followFileChanges()
             return await perform(machine.handle(input, now: Date()))
         }
 

@@ -2,13 +2,19 @@ import Foundation
 import Outbox
 
 extension Watcher {
-    /// An outbox deleted under watch is put back and followed (`OutboxFile`): said once, as a
-    /// problem event. One replaced by another file stops watch, whose exit error says it.
+    /// An outbox deleted under watch is put back and followed (`OutboxFile`), and a deleted
+    /// write-ahead log is checkpointed into it: each said once, as a problem event. One replaced by another file stops watch, whose exit error says it.
     func reportOutboxFileChanges() {
         let report = dependencies.report
         outbox.onFileChange { change in
-            guard case let .vanished(path, _, keptIn, _) = change, keptIn == path else { return }
-            report(WatchReport(.problem, "outbox-restored", change.reason, ["path": .string(path)]))
+            switch change {
+            case let .vanished(path, _, keptIn, _) where keptIn == path:
+                report(WatchReport(.problem, "outbox-restored", change.reason, ["path": .string(path)]))
+            case let .logLost(path, true, nil):
+                report(WatchReport(.problem, "outbox-log-restored", change.reason, ["path": .string(path)]))
+            default:
+                return
+            }
         }
     }
 }

@@ -76,4 +76,38 @@ extension WatchGPSDTests {
         XCTAssertEqual(try noteIds(home, db: kept), notedIds(result.output), "every note watch logged is kept")
         XCTAssertEqual(try noteIds(home, db: home.database), [1], "the outbox moved onto the path is left as it was")
     }
+
+    /// `rm enlog.sqlite-wal` under watch, then `kill -9`: the notes watch reported logged were
+    /// only in the deleted log; watch puts them into the outbox at its next event, said once,
+    /// and every note it reported is there after the kill.
+    func testAWriteAheadLogDeletedUnderWatchLosesNoReportedNoteToAKill() throws {
+        let (home, watch) = try watchingADrive()
+        XCTAssertEqual(unlink(home.database + "-wal"), 0)
+        XCTAssertTrue(watch.waitFor(3, "noted", seconds: 120), "stopped noting: \(watch.child.output.suffix(3000))")
+        let end = watch.terminate(SIGKILL)
+        XCTAssertEqual(end.status, 128 + SIGKILL)
+        let restored = end.events.filter { $0["event"] as? String == "outbox-log-restored" }
+        XCTAssertEqual(restored.count, 1, "said once: \(end.output.suffix(3000))")
+        XCTAssertEqual(restored.first?["message"] as? String,
+                       "the write-ahead log of outbox \(home.database) (\(home.database)-wal) was deleted while enlog was writing to it; "
+                       + "every note in it, the last one included, is now in the outbox")
+        let noted = notedIds(end.output)
+        XCTAssertGreaterThanOrEqual(noted.count, 3)
+        XCTAssertEqual(try noteIds(home, db: home.database), noted, "every note watch reported logged survives the kill")
+        XCTAssertEqual(try home.counts().integrity, "ok")
+        XCTAssertEqual(try home.counts().notesWithoutFix, 0)
+    }
+
+    /// Both the -wal and the -shm deleted (`rm enlog.sqlite-*`) under watch, then `kill -9`.
+    func testTheLogAndItsIndexDeletedUnderWatchLoseNoReportedNoteToAKill() throws {
+        let (home, watch) = try watchingADrive()
+        XCTAssertEqual(unlink(home.database + "-wal"), 0)
+        XCTAssertEqual(unlink(home.database + "-shm"), 0)
+        XCTAssertTrue(watch.waitFor(3, "noted", seconds: 120), "stopped noting: \(watch.child.output.suffix(3000))")
+        let end = watch.terminate(SIGKILL)
+        let noted = notedIds(end.output)
+        XCTAssertGreaterThanOrEqual(noted.count, 3)
+        XCTAssertEqual(try noteIds(home, db: home.database), noted, "every note watch reported logged survives the kill")
+        XCTAssertEqual(try home.counts().integrity, "ok")
+    }
 }
