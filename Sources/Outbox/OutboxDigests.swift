@@ -82,14 +82,15 @@ extension OutboxStore {
 
     /// Notes written on fixes taken in `start..<end` (digests left out), in the fixes' time order.
     public func notedPlaces(from start: Date, to end: Date) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord)] {
-        try await read { db in
-            let notes = try OutboxNote.filter(sql: """
+        try await readSkipping { db, unreadable in
+            let notes = try Self.readableRecords(OutboxNote.filter(sql: """
                 fixId IN (SELECT id FROM fix WHERE timestamp >= ? AND timestamp < ?)
                 AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id)
-                """, arguments: [start, end]).fetchAll(db)
+                """, arguments: [start, end]), db, unreadable: &unreadable)
             var found: [(note: OutboxNote, fix: FixRecord)] = []
             for note in notes {
-                if let fix = try FixRecord.fetchOne(db, id: note.fixId) { found.append((note, fix)) }
+                let fix = try Self.readableRecords(FixRecord.filter(id: note.fixId), db, unreadable: &unreadable).first
+                if let fix { found.append((note, fix)) }
             }
             found.sort { ($0.fix.timestamp, $0.note.id!) < ($1.fix.timestamp, $1.note.id!) }
             return found

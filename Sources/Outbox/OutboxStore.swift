@@ -213,15 +213,15 @@ public struct OutboxStore: Sendable {
 
     /// Notes in `state`, oldest first.
     public func notes(state: OutboxNote.State, limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
-        try await read { db in try Self.notesRequest(state: state, limit: limit).fetchAll(db) }
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(Self.notesRequest(state: state, limit: nil), db, limit: limit, unreadable: &unreadable)
+        }
     }
 
     /// Every note whatever its state, oldest first.
     public func allNotes(limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
-        try await read { db in
-            var request = OutboxNote.order(OutboxNote.Columns.id)
-            if let limit { request = request.limit(limit) }
-            return try request.fetchAll(db)
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(OutboxNote.order(OutboxNote.Columns.id), db, limit: limit, unreadable: &unreadable)
         }
     }
 
@@ -261,27 +261,28 @@ public struct OutboxStore: Sendable {
     /// (not the track `watch` keeps, nor imported fixes).
     public func history(since: Date? = nil, until: Date? = nil, limit: Int? = nil,
                         notedOnly: Bool = false) async throws(OutboxError) -> [FixRecord] {
-        try await read { db in
+        try await readSkipping { db, unreadable in
             var request = FixRecord.order(Column("timestamp"), Column("id"))
             if let since { request = request.filter(Column("timestamp") >= since) }
             if let until { request = request.filter(Column("timestamp") < until) }
             if notedOnly { request = request.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)") }
-            if let limit { request = request.limit(limit) }
-            return try request.fetchAll(db)
+            return try Self.readableRecords(request, db, limit: limit, unreadable: &unreadable)
         }
     }
 
     /// The most recently taken fix in the history, if any (where `watch`'s track resumes after a restart).
     public func latestFix() async throws(OutboxError) -> FixRecord? {
-        try await read { db in try FixRecord.order(Column("timestamp").desc, Column("id").desc).fetchOne(db) }
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(FixRecord.order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
+        }
     }
 
     /// The most recently taken fix that has a note (what `watch` measures movement from after a
     /// restart: the track and imported fixes between notes are not notes).
     public func latestNotedFix() async throws(OutboxError) -> FixRecord? {
-        try await read { db in
-            try FixRecord.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
-                .order(Column("timestamp").desc, Column("id").desc).fetchOne(db)
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(FixRecord.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
+                .order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
         }
     }
 

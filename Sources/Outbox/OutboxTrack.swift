@@ -42,9 +42,9 @@ extension OutboxStore {
 
     /// Fixes with `start <= timestamp < end`, oldest first.
     public func history(from start: Date, to end: Date) async throws(OutboxError) -> [FixRecord] {
-        try await read { db in
-            try FixRecord.filter(Column("timestamp") >= start && Column("timestamp") < end)
-                .order(Column("timestamp"), Column("id")).fetchAll(db)
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(FixRecord.filter(Column("timestamp") >= start && Column("timestamp") < end)
+                .order(Column("timestamp"), Column("id")), db, unreadable: &unreadable)
         }
     }
 
