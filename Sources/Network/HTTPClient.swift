@@ -198,6 +198,13 @@ public final class HTTPClient: Sendable {
             return .headerTooLarge
         case _ where state.isCancelled:
             return .cancelled
+        case CURLE_UNSUPPORTED_PROTOCOL where state.sends > 0:
+            // After the request went out, libcurl's word for a reply with no status line (HTTP/0.9)
+            // or of an HTTP version it does not know: the URL was fine, the answer is no HTTP.
+            return .badReply(detail)
+        case CURLE_RECV_ERROR where message.contains("chunked-encoding"):
+            // libcurl reports a garbled chunked body as a receive error; the bytes did arrive.
+            return .badReply(detail)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .invalidURL(HTTPURLPolicy.describe("\(target.scheme)://\(target.host)"))
         case CURLE_COULDNT_RESOLVE_HOST:
@@ -209,6 +216,10 @@ public final class HTTPClient: Sendable {
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE,
              CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_FAIL_REWIND:
             return .connectionLost
+        // The server answered something that is no usable HTTP (`Content-Encoding: gzip, gzip`
+        // is CURLE_BAD_CONTENT_ENCODING): a protocol error, not a service out of reach.
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_TOO_MANY_REDIRECTS:
+            return .badReply(detail)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
              CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED,
@@ -229,7 +240,7 @@ extension HTTPError {
     var meansNotSent: Bool {
         switch self {
         case .couldNotResolveHost, .couldNotConnect, .tls, .insecureURL, .invalidURL, .caFileUnusable: return true
-        case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .cancelled, .other: return false
+        case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .badReply, .cancelled, .other: return false
         }
     }
 }

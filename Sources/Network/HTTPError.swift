@@ -17,6 +17,11 @@ public enum HTTPError: ENLogError, Equatable {
     /// A reply header line over libcurl's limit (100 KB), which libcurl reports as out of memory.
     case headerTooLarge
     case cancelled
+    /// The server answered, but not in HTTP a client can use: a `Content-Encoding` libcurl
+    /// cannot undo (`gzip, gzip`, an unknown coding), a status line or header that is no HTTP,
+    /// endless redirects, a range it was not asked for. Something answered, so it is not that
+    /// the service "cannot be reached": like an HTML page where JSON belongs, a protocol error.
+    case badReply(String)
     /// `network.ca_file` cannot be used: unreadable, not a regular file, or larger than any CA bundle.
     case caFileUnusable(path: String, detail: String)
     case other(code: Int, message: String)
@@ -43,6 +48,8 @@ public enum HTTPError: ENLogError, Equatable {
             return "the server's reply has a header line larger than 100 KB (libcurl's limit)"
         case .cancelled:
             return "the network request was cancelled"
+        case .badReply(let detail):
+            return "the server's reply is not usable HTTP: \(HTTPText.oneLine(detail))"
         case let .caFileUnusable(path, detail):
             return "network.ca_file \(HTTPText.oneLine(path)) cannot be used: \(HTTPText.oneLine(detail))"
         case .other(let code, let message):
@@ -66,8 +73,8 @@ public enum HTTPError: ENLogError, Equatable {
             return "retry later; a note that was being created may already exist"
         case .tls:
             return "check the system clock and the CA certificates (package ca-certificates); a proxy that intercepts TLS is not trusted"
-        case .responseTooLarge, .headerTooLarge:
-            return "check that the configured host is the real service"
+        case .responseTooLarge, .headerTooLarge, .badReply:
+            return "check that the configured host is the real service (a proxy or a captive portal may answer in its place)"
         case .cancelled:
             return nil
         case .caFileUnusable:
@@ -79,10 +86,18 @@ public enum HTTPError: ENLogError, Equatable {
 }
 
 extension HTTPError {
-    public var category: ErrorCategory {
+    /// Something answered, but nothing that can be the service's reply: too much, or not HTTP.
+    /// Every user of the client tells these apart from a service out of reach by this.
+    public var isBadReply: Bool {
         switch self {
-        // Something answered, but too much to be the service's reply.
-        case .responseTooLarge, .headerTooLarge: return .protocolError
+        case .responseTooLarge, .headerTooLarge, .badReply: return true
+        default: return false
+        }
+    }
+
+    public var category: ErrorCategory {
+        if isBadReply { return .protocolError }
+        switch self {
         case .cancelled: return .temporary
         case .caFileUnusable: return .config
         default: return .unavailable

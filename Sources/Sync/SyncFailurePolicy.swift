@@ -48,7 +48,7 @@ enum FailureKind {
                 return .notProcessed(networkDown: true)
             case .caFileUnusable: return .notProcessed(networkDown: false)
             case .cancelled: return .cancelled
-            case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .other: return .ambiguous
+            case .timedOut, .connectionLost, .responseTooLarge, .headerTooLarge, .badReply, .other: return .ambiguous
             }
         }
         // ThriftHTTPError (a proxy or the service answering non-Thrift) and anything unknown.

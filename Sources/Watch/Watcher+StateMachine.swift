@@ -36,6 +36,9 @@ struct WatchStateMachine: Sendable {
     private(set) var networkSubscribed = false
     private(set) var pending = 0
     private(set) var lastNote: String?
+    /// What is wrong with the clocks, while it is: said once at default verbosity and kept in
+    /// systemd's STATUS= (`GPSClockCheck` decides what a disagreement means).
+    private(set) var clockProblem: String?
 
     /// - Parameters:
     ///   - lastNoted: the fix of the last note logged, whoever logged it: distance is measured
@@ -148,7 +151,7 @@ struct WatchStateMachine: Sendable {
     }
 
     var status: String {
-        "STATUS=last note \(lastNote ?? "none yet"); \(pending) pending"
+        "STATUS=" + (clockProblem.map { "\($0); " } ?? "") + "last note \(lastNote ?? "none yet"); \(pending) pending"
     }
 
     // MARK: Fixes
@@ -167,9 +170,36 @@ struct WatchStateMachine: Sendable {
                 out.report(.detail, "gpsd-retry", "gpsd still away: \(error.reason); next try in \(Int(retryIn)) s")
             }
             gpsdDown = true
+        case .clockBehind(let ahead):
+            // Fixes go on being recorded at GPS time (GPSClockCheck says why); the user learns
+            // once, without -v, that the clock is wrong and what to do.
+            clockProblem = "system clock \(QualityFilter.span(ahead)) behind GPS time"
+            out.report(.problem, "clock-behind",
+                       "the system clock is \(QualityFilter.span(ahead)) behind GPS time (not yet set by NTP?): fixes are recorded at GPS time, but the queue and digests run on the wrong clock; wait for NTP, or set the clock (timedatectl set-time)",
+                       ["seconds": .double(ahead)])
+            out.append(.notify([status]))
+        case .clockAgrees:
+            clockProblem = nil
+            out.report(.event, "clock-set", "the system clock agrees with GPS time again")
+            out.append(.notify([status]))
         case .rejected(let fix, let rejection):
+            if case .tooOld(let age, _) = rejection, age > QualityFilter.clockDisagreement, clockProblem == nil {
+                // GPS time far behind the clock: stale fixes, a receiver with a wrong date (GPS
+                // week rollover), or a clock set ahead. Nothing is recorded (no time can be
+                // trusted); said once, not per fix, until a fix is accepted again.
+                clockProblem = "GPS time \(QualityFilter.span(age)) behind the system clock, no fixes recorded"
+                out.report(.problem, "clock-ahead",
+                           "GPS time is \(QualityFilter.span(age)) behind the system clock: no fix is recorded until they agree; check the system clock (timedatectl) and the receiver's date (gpsmon)",
+                           ["seconds": .double(age)])
+                out.append(.notify([status]))
+            }
             out.report(.detail, "fix-rejected", "fix \(fix.latitude),\(fix.longitude) rejected: \(rejection)")
         case .accepted(let fix):
+            if let problem = clockProblem, problem.hasPrefix("GPS time") {
+                clockProblem = nil
+                out.report(.event, "clock-set", "GPS time and the system clock agree again; fixes are recorded")
+                out.append(.notify([status]))
+            }
             let verdict = decision.verdict(for: fix)
             guard verdict.logs else {
                 out.report(.detail, "fix", "fix \(fix.latitude),\(fix.longitude): \(verdict)")

@@ -96,13 +96,7 @@ public struct Watcher: Sendable {
     }
 
     static func notedReport(_ note: WatchStateMachine.LoggedNote, verdict: MovementDecision.Verdict, time: Date = Date()) -> WatchReport {
-        let why: String
-        switch verdict {
-        case .first: why = "first place"
-        case .moved(let distance): why = String(format: "moved %.0f m", distance)
-        case .heartbeat(let elapsed): why = String(format: "still here after %.0f s", elapsed)
-        case .skip: why = "skipped"
-        }
+        let why = verdict.description
         var fields: [String: WatchReport.Value] = [
             "id": .int(Int(note.id)), "title": .string(note.title), "why": .string(why),
             "latitude": .double(note.fix.latitude), "longitude": .double(note.fix.longitude),

@@ -55,6 +55,12 @@ struct Enlog: AsyncParsableCommand {
             argumentParserExit(error)
         }
         do {
+            // Before anything is opened: an argument or variable that is not UTF-8 and that the
+            // command cannot carry as bytes would otherwise name another file (UndecodedInput).
+            let carried = (command as? CarriesUndecodedArguments)?.undecodedArgumentsCarried ?? []
+            if let undecodable = UndecodedInput.firstUndecodableArgument(carried: carried) ?? UndecodedInput.firstUndecodableVariable() {
+                throw undecodable
+            }
             try Config.applyInputTimeout()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -157,4 +163,11 @@ struct Enlog: AsyncParsableCommand {
         }
         return "see `\((path + ["--help"]).joined(separator: " "))`"
     }
+}
+
+/// A command that opens some of its arguments by their exact bytes, so they may be any bytes
+/// (`import`'s files), or checks them itself (`log -m`): those are not refused for not being UTF-8.
+protocol CarriesUndecodedArguments {
+    /// The arguments as argument-parser decoded them.
+    var undecodedArgumentsCarried: [String] { get }
 }

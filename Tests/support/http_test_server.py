@@ -11,6 +11,11 @@ Routes (GET or POST unless noted):
   /large?bytes=N[&chunked=1]  200 with N bytes ('x'); chunked: no Content-Length
   /bigheader?bytes=N     200 "ok" with one header line of N bytes (X-Big: xxx…)
   /status/NNN            replies with status NNN and a small HTML page
+  /garbled?kind=K        a reply that is no usable HTTP: K is double-gzip (Content-Encoding: gzip,
+                         gzip on a body gzipped once), unknown-coding (Content-Encoding: zstd2),
+                         bad-gzip (gzip claimed, bytes that are not), http09 (a body without a status
+                         line), bad-chunks (chunk sizes that are not hex), bad-length
+                         (Content-Length: abc)
   /conn                  200, JSON {client_port, connection_id, connections}
   /stats                 200, JSON {connections, connect_requests: ["host:port", ...], slow_started}
   CONNECT host:port      recorded in /stats, answered 403 (a proxy that refuses)
@@ -113,6 +118,8 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True
+        elif path.startswith("/garbled"):
+            self._garbled(query.get("kind", [""])[0])
         elif path.startswith("/status/"):
             status = int(path[len("/status/"):])
             page = ("<html><head><title>%d Test Status</title></head><body><h1>Status %d</h1>"
@@ -129,6 +136,28 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(dict(STATE))
         else:
             self._reply(404, b"not found", "text/plain")
+
+    def _garbled(self, kind):
+        import gzip
+        body = b'{"ok": true}'
+        replies = {
+            "double-gzip": (b"Content-Encoding: gzip, gzip\r\nContent-Length: %d\r\n", gzip.compress(body)),
+            "unknown-coding": (b"Content-Encoding: zstd2\r\nContent-Length: %d\r\n", body),
+            "bad-gzip": (b"Content-Encoding: gzip\r\nContent-Length: %d\r\n", b"\x1f\x8b\x08\x00garbage, not deflate" * 4),
+            "bad-chunks": (b"Transfer-Encoding: chunked\r\n", b"zz\r\nnot a chunk\r\n0\r\n\r\n"),
+            "bad-length": (b"Content-Length: abc\r\n", body),
+        }
+        self.close_connection = True
+        if kind == "http09":
+            self.wfile.write(b"just some bytes, no status line\n")
+        elif kind in replies:
+            headers, payload = replies[kind]
+            if b"%d" in headers:
+                headers = headers % len(payload)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n" + headers + b"\r\n" + payload)
+        else:
+            self.wfile.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        self.wfile.flush()
 
     do_GET = _route
     do_POST = _route

@@ -16,6 +16,11 @@ public struct GPSDStream: Sendable {
         case lost(LocationError, retryIn: TimeInterval)
         case accepted(Fix)
         case rejected(Fix, QualityFilter.Rejection)
+        /// GPS time runs `by` seconds ahead of the system clock (`GPSClockCheck`): the clock is
+        /// wrong, and fixes are judged by GPS time until it is set. Once per episode.
+        case clockBehind(by: TimeInterval)
+        /// The system clock agrees with GPS time again (NTP, or someone, set it).
+        case clockAgrees
     }
 
     public var endpoint: GPSDLocation.Endpoint
@@ -123,6 +128,7 @@ extension GPSDSession {
         try send(#"?WATCH={"enable":true,"json":true};"# + "\n", on: socket, before: connectDeadline)
         emit(.connected(endpoint: endpointDescription))
         var pending = Data()
+        var clock = GPSClockCheck()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             _ = try wait(for: socket, events: Int16(POLLIN), until: .distantFuture)
@@ -137,12 +143,58 @@ extension GPSDSession {
                 let line = pending[pending.startIndex..<newline]
                 pending = Data(pending[(newline + 1)...])
                 guard case .report(let fix?) = Self.decode(line: line, needsTime: filter.maxAge != nil) else { continue }
-                if let rejection = filter.rejection(of: fix) {
-                    emit(.rejected(fix, rejection))
-                } else {
-                    emit(.accepted(fix))
-                }
+                for event in clock.judge(fix, now: Date(), filter: filter) { emit(event) }
             }
         }
+    }
+}
+
+/// Judges live gpsd fixes when the system clock and GPS time disagree by more than
+/// `QualityFilter.clockDisagreement`.
+///
+/// GPS time ahead of the clock: the clock is wrong. That is what an RTC-less machine (a
+/// Raspberry Pi) looks like before NTP has set it, its clock restored from the last shutdown or
+/// at 1970; a clock does not run ahead by itself, and a receiver's date errors (GPS week
+/// rollover) put GPS time in the past, not the future. Such fixes are still recorded, at their
+/// GPS time: a user of a logger expects the trip recorded, and satellites' time is the best
+/// time the machine has. Their freshness is judged against the clock corrected by the offset
+/// (the largest seen: the freshest fix bounds it), so a stale fix replayed later is still
+/// refused. The notes carry the fix's time; only what runs on the clock alone (the queue's
+/// timestamps, when a digest is due) waits for the clock to be set.
+///
+/// GPS time behind the clock is not corrected: the fix may be stale, or the receiver's date
+/// wrong; those fixes are refused as too old, as before, and `watch` says why once.
+public struct GPSClockCheck: Sendable, Equatable {
+    /// How far GPS time is ahead of the system clock, while it is.
+    public private(set) var clockBehind: TimeInterval?
+    /// Fixes refused as too old in a row under the correction: after `relearnAfter`, the
+    /// offset came from a fix stamped too far ahead and is learned again.
+    private var staleInARow = 0
+    static let relearnAfter = 10
+
+    public init() {}
+
+    /// The events for `fix` seen at `now`: the verdict, after a change of the clock's state.
+    public mutating func judge(_ fix: Fix, now: Date, filter: QualityFilter) -> [GPSDStream.Event] {
+        let ahead = fix.timestamp.timeIntervalSince(now)
+        var events: [GPSDStream.Event] = []
+        guard ahead > QualityFilter.clockDisagreement else {
+            if clockBehind != nil {
+                clockBehind = nil
+                staleInARow = 0
+                events.append(.clockAgrees)
+            }
+            let rejection = filter.rejection(of: fix, now: now)
+            events.append(rejection.map { .rejected(fix, $0) } ?? .accepted(fix))
+            return events
+        }
+        if clockBehind == nil { events.append(.clockBehind(by: ahead)) }
+        if staleInARow >= Self.relearnAfter { clockBehind = nil; staleInARow = 0 }
+        let offset = max(clockBehind ?? ahead, ahead)
+        clockBehind = offset
+        let rejection = filter.rejection(of: fix, now: now.addingTimeInterval(offset))
+        if case .tooOld? = rejection { staleInARow += 1 } else { staleInARow = 0 }
+        events.append(rejection.map { .rejected(fix, $0) } ?? .accepted(fix))
+        return events
     }
 }

@@ -11,6 +11,9 @@ public enum LocationError: ENLogError, Equatable {
     case valueOutOfRange(name: String, value: Double, limits: ClosedRange<Double>, unit: String)
     /// A time outside `Fix.Limits.time`.
     case timeOutOfRange(Date)
+    /// The system clock reads a time no fix can have (before GPS time began, after 2099): the
+    /// clock is wrong, not the position.
+    case systemClockWrong(Date)
 
     /// `--location` text that is not `LAT,LON[,ALT]`; `problem` names the part that is wrong.
     case malformedManualLocation(input: String, problem: String)
@@ -54,6 +57,8 @@ public enum LocationError: ENLogError, Equatable {
         case let .timeOutOfRange(time):
             let limits = Fix.Limits.time
             return "time \(TrackTime.string(time)) is outside \(TrackTime.string(limits.lowerBound))...\(TrackTime.string(limits.upperBound)) (GPS time begins in 1980)"
+        case let .systemClockWrong(now):
+            return "the system clock is wrong: it says \(TrackTime.string(now)), outside \(TrackTime.string(Fix.Limits.time.lowerBound))...\(TrackTime.string(Fix.Limits.time.upperBound)), so no fix can be stamped now"
         case let .malformedManualLocation(input, problem):
             return "location '\(input)' is not LAT,LON[,ALT]: \(problem)"
         case let .nmeaLogUnreadable(path, detail):
@@ -102,6 +107,8 @@ public enum LocationError: ENLogError, Equatable {
             return "give decimal degrees, latitude first: e.g. 48.8584,2.2945"
         case .valueOutOfRange, .timeOutOfRange:
             return "the source gave an impossible value; check the receiver, file or photo it came from"
+        case .systemClockWrong:
+            return "set the clock (timedatectl set-time, or wait for NTP to set it), then try again"
         case .malformedManualLocation:
             return "write decimal degrees with '.' as decimal point, latitude first, e.g. 48.8584,2.2945 or 48.8584,2.2945,35"
         case .nmeaLogUnreadable:
@@ -147,6 +154,8 @@ extension LocationError {
         case .nmeaLogUnreadable: return .noInput
         case .invalidGPSDEndpoint: return .usage
         case .gpsdUnreachable, .gpsdClosedConnection, .gpsdNoFix, .gpsdNoAcceptableFix: return .unavailable
+        // Try again once the clock is set (NTP usually does within a minute of a network).
+        case .systemClockWrong: return .temporary
         default: return .badLocation
         }
     }

@@ -35,10 +35,11 @@ public struct ManualLocation: LocationSource {
             throw fail("accuracy \(accuracy) is not a number of metres")
         }
         // The ranges are the fix's own (`Fix.Limits`), checked now so that a typo is reported
-        // before any other work is done.
+        // before any other work is done. At a time inside the limits, not the clock's: a clock
+        // at 1970 is the clock's fault (`currentFix` says so), not the coordinates'.
         do {
             _ = try Fix(latitude: values[0], longitude: values[1], altitude: values.count == 3 ? values[2] : nil,
-                        horizontalAccuracy: horizontalAccuracy, timestamp: Date(), source: .manual)
+                        horizontalAccuracy: horizontalAccuracy, timestamp: Fix.Limits.time.lowerBound, source: .manual)
         } catch {
             throw fail(error.reason)
         }
@@ -48,8 +49,12 @@ public struct ManualLocation: LocationSource {
         self.horizontalAccuracy = horizontalAccuracy
     }
 
+    /// The position now, by the system clock; a clock outside the times a fix may have (a
+    /// machine without a battery-backed clock, at 1970 before NTP) is named as the problem.
     public func currentFix() async throws -> Fix {
-        try fix(at: Date())
+        let now = Date()
+        guard Fix.Limits.time.contains(now) else { throw LocationError.systemClockWrong(now) }
+        return try fix(at: now)
     }
 
     public func fix(at timestamp: Date) throws(LocationError) -> Fix {

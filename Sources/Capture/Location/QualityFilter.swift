@@ -21,6 +21,9 @@ public struct QualityFilter: Sendable, Equatable {
             case let .tooOld(age, limit):
                 return String(format: "fix is %.1f s old, limit %.1f s", age, limit)
             case let .fromTheFuture(ahead, tolerance):
+                if ahead > QualityFilter.clockDisagreement {
+                    return "GPS time is \(QualityFilter.span(ahead)) ahead of the system clock: the system clock is wrong (not yet set by NTP?); wait for NTP, or set it (timedatectl set-time)"
+                }
                 return String(format: "fix is %.1f s in the future (clock skew tolerance %.1f s)", ahead, tolerance)
             case let .accuracyUnknown(limit):
                 return String(format: "fix has no valid accuracy estimate, limit %.1f m", limit)
@@ -28,6 +31,20 @@ public struct QualityFilter: Sendable, Equatable {
                 return String(format: "accuracy %.1f m is worse than the %.1f m limit", accuracy, limit)
             }
         }
+    }
+
+    /// Beyond this, a fix's time and the system clock disagree by more than any delay between a
+    /// receiver and enlog: one of the two clocks is wrong, and messages say so rather than
+    /// calling the fix old or early.
+    public static let clockDisagreement: TimeInterval = 120
+
+    /// "3601 s", "2.5 h", "56 years": how far apart two clocks are, for a person.
+    public static func span(_ seconds: TimeInterval) -> String {
+        let magnitude = abs(seconds)
+        if magnitude < 2 * 3600 { return String(format: "%.0f s", magnitude) }
+        if magnitude < 3 * 86400 { return String(format: "%.1f h", magnitude / 3600) }
+        if magnitude < 2 * 365.25 * 86400 { return String(format: "%.0f days", magnitude / 86400) }
+        return String(format: "%.1f years", magnitude / (365.25 * 86400))
     }
 
     /// Oldest acceptable fix in seconds; `nil` accepts any age (e.g. replaying an old log).

@@ -63,14 +63,24 @@ public struct ENMLBatchValidator: Sendable {
     /// Turns command-line paths into sources: `-` is standard input, a directory stands for every
     /// `*.enml` below it (sorted), anything else is a file. Paths that name nothing are kept as errors.
     public static func sources(for paths: [String]) -> [Result<ENMLSource, ENMLInputError>] {
-        paths.flatMap { path -> [Result<ENMLSource, ENMLInputError>] in
-            if path == "-" { return [.success(.standardInput)] }
+        sources(forPathBytes: paths.map { Array($0.utf8) })
+    }
+
+    /// As `sources(for:)`, the paths as the file system spells them (not necessarily UTF-8:
+    /// such a name is opened by its bytes and shown with the bad ones as `\xNN`).
+    public static func sources(forPathBytes paths: [[UInt8]]) -> [Result<ENMLSource, ENMLInputError>] {
+        paths.flatMap { bytes -> [Result<ENMLSource, ENMLInputError>] in
+            if bytes == [UInt8(ascii: "-")] { return [.success(.standardInput)] }
+            let named = String(validating: bytes, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(bytes)
+            let path = named.displayName
             var status = stat()
-            guard stat(path, &status) == 0 else {
-                return [.failure(ENMLInputError(path: path, reason: String(cString: strerror(errno))))]
+            guard !bytes.contains(0), (bytes + [0]).withUnsafeBufferPointer({
+                stat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &status)
+            }) == 0 else {
+                return [.failure(ENMLInputError(path: path, reason: String(cString: strerror(bytes.contains(0) ? EINVAL : errno))))]
             }
-            guard (status.st_mode & S_IFMT) == S_IFDIR else { return [.success(.file(path))] }
-            let (files, unreadable) = notes(under: Array(path.utf8))
+            guard (status.st_mode & S_IFMT) == S_IFDIR else { return [.success(named)] }
+            let (files, unreadable) = notes(under: bytes)
             // A folder that cannot be listed is a failure of its own, never "all valid" in silence.
             let failures = unreadable.map { Result<ENMLSource, ENMLInputError>.failure($0) }
             if files.isEmpty && unreadable.isEmpty {
@@ -130,7 +140,12 @@ public struct ENMLBatchValidator: Sendable {
 
     /// Validates what command-line paths name, in their order; paths naming nothing keep their error.
     public func validate(paths: [String]) -> [ENMLFileResult] {
-        let resolved = Self.sources(for: paths)
+        validate(pathBytes: paths.map { Array($0.utf8) })
+    }
+
+    /// As `validate(paths:)`, the paths as bytes (`sources(forPathBytes:)`).
+    public func validate(pathBytes paths: [[UInt8]]) -> [ENMLFileResult] {
+        let resolved = Self.sources(forPathBytes: paths)
         let readable = resolved.compactMap { try? $0.get() }
         var validated = validate(readable).makeIterator()
         return resolved.map { resolution in

@@ -157,7 +157,7 @@ public final class NominatimGeocoder: ReverseGeocoder {
             return GeocodingError.timedOut(seconds: budget)
         case .cancelled:
             return Task.isCancelled ? CancellationError() : GeocodingError.timedOut(seconds: budget)
-        case .responseTooLarge, .headerTooLarge:
+        case _ where error.isBadReply:
             return GeocodingError.malformedReply(error.reason)
         default:
             return GeocodingError.unreachable(error.reason)

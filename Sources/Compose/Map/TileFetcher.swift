@@ -154,7 +154,7 @@ final class TileFetcher: Sendable {
             switch error {
             case .cancelled: throw .cancelled
             case .insecureURL, .invalidURL, .caFileUnusable: throw .invalidSettings(error.reason)
-            case .responseTooLarge, .headerTooLarge: throw .notAnImage(host: host, detail: error.reason)
+            case _ where error.isBadReply: throw .notAnImage(host: host, detail: error.reason)
             default:
                 if let cached { return (url, cached.body, .staleUsed) }
                 throw .unreachable(host: host, reason: error.reason)

@@ -49,9 +49,15 @@ package struct HistoryImport {
 
     /// Every input in order; `report` is called once per file as soon as it is done.
     package func run(_ inputs: [String], report: (FileReport) -> Void) {
+        run(paths: inputs.map { Array($0.utf8) }, report: report)
+    }
+
+    /// Every input, named as the file system spells it (not necessarily UTF-8), in order;
+    /// `report` is called once per file as soon as it is done. A report's `path` shows the
+    /// name with bytes that are not UTF-8 as `\xNN`.
+    package func run(paths inputs: [[UInt8]], report: (FileReport) -> Void) {
         for input in inputs {
-            var status = stat()
-            if stat(input, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            if HistoryPath.isDirectory(input) {
                 let listing = HistoryFolder.files(in: input)
                 for failure in listing.unreadable { report(FileReport(path: failure.path, error: failure.error)) }
                 var passedOver = 0
@@ -62,7 +68,8 @@ package struct HistoryImport {
                 }
                 // Nothing read and nothing failed: said, whether the folder is empty or holds only other files.
                 if listing.unreadable.isEmpty, passedOver == listing.files.count {
-                    report(FileReport(path: input, error: .noHistoryInFolder(path: input, passedOver: passedOver)))
+                    let shown = HistoryPath.shown(input)
+                    report(FileReport(path: shown, error: .noHistoryInFolder(path: shown, passedOver: passedOver)))
                 }
             } else {
                 report(importFile(input, named: true, inFolder: false))
@@ -70,12 +77,13 @@ package struct HistoryImport {
         }
     }
 
-    private func importFile(_ path: String, named: Bool, inFolder: Bool) -> FileReport {
+    private func importFile(_ bytes: [UInt8], named: Bool, inFolder: Bool) -> FileReport {
+        let path = HistoryPath.shown(bytes)
         do {
-            let source = try HistoryFileSource(path: path)
+            let source = try HistoryFileSource(path: bytes, name: path)
             let prefix = try Self.prefix(of: source)
             if HistoryArchive.recognizes(prefix[...]) {
-                return try importArchive(path)
+                return try importArchive(bytes, shownAs: path)
             }
             return importStream(source, prefix: prefix, path: path, size: source.stream.size, inContainer: inFolder)
         } catch {
@@ -84,8 +92,8 @@ package struct HistoryImport {
     }
 
     /// Every member of a zip archive; members of no known format are passed over.
-    private func importArchive(_ path: String) throws(HistoryImportError) -> FileReport {
-        let archive = try HistoryArchive(path: path)
+    private func importArchive(_ bytes: [UInt8], shownAs path: String) throws(HistoryImportError) -> FileReport {
+        let archive = try HistoryArchive(bytes: bytes, path: path)
         var total = FileReport(path: path)
         var imported = 0
         var failures: [FileReport] = []
@@ -187,7 +195,12 @@ package struct HistoryImport {
     /// absolute path (an archive member: the archive's, then `!member`).
     static func identity(of path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
-        return FileManager.default.currentDirectoryPath + "/" + path
+        // getcwd's bytes, shown as the paths are: FileManager would repair a folder name that
+        // is not UTF-8 into another (and the same for every such folder).
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return FileManager.default.currentDirectoryPath + "/" + path }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return HistoryPath.shown(bytes) + "/" + path
     }
 
     /// A few words on what a file of no known format starts with, for its error.

@@ -16,12 +16,13 @@ final class HistoryFileSource: HistoryByteSource {
     let name: String
     let stream: FileStream
 
-    init(path: String) throws(HistoryImportError) {
-        name = path
+    /// `path`: the name as the file system spells it; `name` shows it (`HistoryPath.shown`).
+    init(path: [UInt8], name: String) throws(HistoryImportError) {
+        self.name = name
         do {
-            stream = try FileStream(pathBytes: Array(path.utf8))
+            stream = try FileStream(pathBytes: path)
         } catch {
-            throw .unreadable(path: path, detail: error.reason)
+            throw .unreadable(path: name, detail: error.reason)
         }
     }
 
@@ -49,12 +50,15 @@ final class HistoryArchive {
         prefix.starts(with: [0x50, 0x4B, 0x03, 0x04]) || prefix.starts(with: [0x50, 0x4B, 0x05, 0x06])
     }
 
-    init(path: String) throws(HistoryImportError) {
+    /// `bytes`: the name as the file system spells it; `path` shows it.
+    init(bytes: [UInt8], path: String) throws(HistoryImportError) {
         self.path = path
         guard let archive = archive_read_new() else { throw .badArchive(path: path, detail: "libarchive could not start") }
         self.archive = archive
         archive_read_support_format_zip(archive)
-        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
+        guard !bytes.contains(0), (bytes + [0]).withUnsafeBufferPointer({
+            archive_read_open_filename(archive, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 1 << 16)
+        }) == ARCHIVE_OK else {
             throw .badArchive(path: path, detail: message())
         }
     }
@@ -106,45 +110,60 @@ final class HistoryArchiveMember: HistoryByteSource {
     }
 }
 
+/// A path of `enlog import` as the file system spells it, which need not be UTF-8 (a name
+/// from an old Latin-1 disk): opened by these bytes, shown with the bad ones as `\xNN`.
+package enum HistoryPath {
+    package static func shown(_ bytes: [UInt8]) -> String {
+        String(validating: bytes, as: UTF8.self) ?? TerminalText.escaped(bytes)
+    }
+
+    /// Whether `bytes` names a directory (links followed).
+    static func isDirectory(_ bytes: [UInt8]) -> Bool {
+        var status = stat()
+        return !bytes.contains(0) && (bytes + [0]).withUnsafeBufferPointer {
+            stat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &status)
+        } == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+}
+
 /// The files a folder given to `enlog import` holds, in every subfolder, in name order (so
 /// every run reads them in the same order); hidden files and symbolic links to folders are left
-/// out (a link could lead back up and never end); links to files are followed.
+/// out (a link could lead back up and never end); links to files are followed. A walk over
+/// bytes (opendir/readdir), not FileManager, whose listing repairs a name that is not UTF-8
+/// into one that opens nothing.
 ///
 /// Every entry that cannot be read is kept as an error (a subfolder that cannot be listed, a
 /// dangling link, a FIFO or device): the import reports each and fails with its code, rather
 /// than importing less than the folder holds in silence.
 enum HistoryFolder {
     struct Listing {
-        var files: [String] = []
+        var files: [[UInt8]] = []
         var unreadable: [(path: String, error: HistoryImportError)] = []
     }
 
-    static func files(in folder: String) -> Listing {
+    static func files(in folder: [UInt8]) -> Listing {
         var listing = Listing()
+        func unreadable(_ path: [UInt8], _ detail: String) {
+            let shown = HistoryPath.shown(path)
+            listing.unreadable.append((shown, .unreadable(path: shown, detail: detail)))
+        }
         var pending = [folder]
         while let current = pending.popLast() {
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: current)
-            } catch {
-                // Foundation's error keeps no errno: opendir(3) tells why in the system's words.
-                var detail = "the folder cannot be listed"
-                if let stream = opendir(current) { closedir(stream) } else { detail = String(cString: strerror(errno)) }
-                listing.unreadable.append((current, .unreadable(path: current, detail: detail)))
+            guard let names = entries(of: current) else {
+                unreadable(current, String(cString: strerror(errno)))
                 continue
             }
-            var folders: [String] = []
-            for name in names.sorted() where !name.hasPrefix(".") {
-                let path = current.hasSuffix("/") ? current + name : current + "/" + name
+            var folders: [[UInt8]] = []
+            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) where name.first != UInt8(ascii: ".") {
+                let path = current.last == UInt8(ascii: "/") ? current + name : current + [UInt8(ascii: "/")] + name
                 var status = stat()
-                guard lstat(path, &status) == 0 else {
-                    listing.unreadable.append((path, .unreadable(path: path, detail: String(cString: strerror(errno)))))
+                guard withCPath(path, { lstat($0, &status) }) == 0 else {
+                    unreadable(path, String(cString: strerror(errno)))
                     continue
                 }
                 if status.st_mode & S_IFMT == S_IFLNK {
-                    guard stat(path, &status) == 0 else {
-                        let why = String(cString: strerror(errno))
-                        listing.unreadable.append((path, .unreadable(path: path, detail: "a symbolic link to nothing readable (\(why))")))
+                    guard withCPath(path, { stat($0, &status) }) == 0 else {
+                        unreadable(path, "a symbolic link to nothing readable (\(String(cString: strerror(errno))))")
                         continue
                     }
                     if status.st_mode & S_IFMT == S_IFDIR { continue }
@@ -153,12 +172,30 @@ enum HistoryFolder {
                 case S_IFDIR: folders.append(path)
                 case S_IFREG: listing.files.append(path)
                 default:
-                    let kind = FileBytes.describe(status.st_mode & S_IFMT)
-                    listing.unreadable.append((path, .unreadable(path: path, detail: "not a regular file (\(kind)); skipped")))
+                    unreadable(path, "not a regular file (\(FileBytes.describe(status.st_mode & S_IFMT))); skipped")
                 }
             }
             pending.append(contentsOf: folders.reversed())
         }
         return listing
+    }
+
+    private static func withCPath(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
+        (path + [0]).withUnsafeBufferPointer { body(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    }
+
+    /// The names in `folder` but `.` and `..`, as bytes; nil (errno set) when it cannot be opened.
+    private static func entries(of folder: [UInt8]) -> [[UInt8]]? {
+        guard !folder.contains(0) else { errno = EINVAL; return nil }
+        guard let stream = (folder + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) })
+        else { return nil }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+            names.append(name)
+        }
+        return names
     }
 }

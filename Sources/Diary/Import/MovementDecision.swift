@@ -32,7 +32,9 @@ public struct WatchThresholds: Sendable, Equatable {
 /// The decision `watch` makes for every accepted fix, as a value: no clock, no I/O. Time is the
 /// fixes' own timestamps, so a recorded log replayed at once decides exactly as it did live.
 public struct MovementDecision: Sendable, Equatable {
-    public enum Verdict: Sendable, Equatable {
+    /// In words for `watch -v` and its JSON lines ("skipped: 55.6 m moved, but only 12 s after
+    /// the last note, 300 s apart at least"); never Swift's dump of the case.
+    public enum Verdict: Sendable, Equatable, CustomStringConvertible {
         /// No note logged yet (and none to start from): this is the first place.
         case first
         /// Moved `distance` metres (centre to centre) since the last note, past the threshold.
@@ -45,15 +47,38 @@ public struct MovementDecision: Sendable, Equatable {
             if case .skip = self { return false }
             return true
         }
+
+        public var description: String {
+            switch self {
+            case .first: return "first place"
+            case .moved(let distance): return "moved \(Self.metres(distance))"
+            case .heartbeat(let elapsed): return "still here after \(Self.seconds(elapsed))"
+            case .skip(let skip): return "skipped: \(skip)"
+            }
+        }
+
+        static func metres(_ value: Double) -> String { String(format: "%.0f m", value) }
+        static func seconds(_ value: TimeInterval) -> String { String(format: "%.0f s", value) }
     }
 
-    public enum Skip: Sendable, Equatable {
+    public enum Skip: Sendable, Equatable, CustomStringConvertible {
         /// Not far enough: `distance` metres, of which `uncertainty` is explained by the fixes' accuracy.
         case notMoved(distance: Double, uncertainty: Double)
         /// Far enough, but too soon after the last note.
         case tooSoon(distance: Double, elapsed: TimeInterval)
         /// A fix stamped before the last note (a receiver or gpsd restart replaying old data).
         case older
+
+        public var description: String {
+            switch self {
+            case let .notMoved(distance, uncertainty):
+                return "not moved (\(Verdict.metres(distance)) from the last note; the fixes' accuracy allows \(Verdict.metres(uncertainty)))"
+            case let .tooSoon(distance, elapsed):
+                return "moved \(Verdict.metres(distance)), but only \(Verdict.seconds(elapsed)) after the last note"
+            case .older:
+                return "stamped before the last note (an old fix replayed)"
+            }
+        }
     }
 
     public var thresholds: WatchThresholds

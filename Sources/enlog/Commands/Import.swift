@@ -12,7 +12,7 @@ import Diary
 import Sync
 import Watch
 
-struct Import: AsyncParsableCommand {
+struct Import: AsyncParsableCommand, CarriesUndecodedArguments {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Bring location history from other programs and devices into the history.",
@@ -50,6 +50,9 @@ struct Import: AsyncParsableCommand {
     @Flag(help: "Also write notes with the watch thresholds.") var notes = false
     @Flag(help: "Print the summary as JSON.") var json = false
 
+    /// The files are opened by their exact bytes (`HistoryImport.run(paths:)`).
+    var undecodedArgumentsCarried: [String] { files }
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one file, folder or zip archive to import") }
     }
@@ -58,12 +61,17 @@ struct Import: AsyncParsableCommand {
         let context = try global.context()
         let outbox = try context.outbox()
         let account = notes ? (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } : nil
-        let (files, collect, json) = (self.files, notes, self.json)
+        // The names as the kernel passed them: one that is not UTF-8 is opened by its bytes.
+        let paths = try files.map { file throws(UndecodedInputError) in
+            guard let bytes = UndecodedInput.exactBytes(ofArgument: file) else { throw .argument(shown: TerminalText.escaped(file)) }
+            return bytes
+        }
+        let (collect, json) = (notes, self.json)
         let reports = try await BlockingCall.run("enlog.import", onCancel: .abandon) { _ in
             var reports: [ImportReport] = []
-            HistoryImport(outbox: outbox, progress: HistoryImportProgress.forTerminal(), collectFixes: collect).run(files) { report in
+            HistoryImport(outbox: outbox, progress: HistoryImportProgress.forTerminal(), collectFixes: collect).run(paths: paths) { report in
                 // Errors as they happen, each one line; a lone failing file is reported by the caller.
-                if let error = report.error, files.count > 1 || report.path != files[0] || !reports.isEmpty {
+                if let error = report.error, paths.count > 1 || report.path != HistoryPath.shown(paths[0]) || !reports.isEmpty {
                     Terminal.standardError("enlog: error: \(error.reason)" + (error.recoverySuggestion.map { " (\($0))" } ?? ""))
                 }
                 reports.append(ImportReport(report))

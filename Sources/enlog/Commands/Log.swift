@@ -12,7 +12,7 @@ import Diary
 import Sync
 import Watch
 
-struct Log: AsyncParsableCommand {
+struct Log: AsyncParsableCommand, CarriesUndecodedArguments {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Log where you are: a fix becomes a validated ENML note in the outbox.",
@@ -72,6 +72,9 @@ struct Log: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Read the words from a file (- reads standard input).", valueName: "file"))
     var messageFile: String?
+
+    /// `MessageInput` checks the words of `-m` itself, naming the flag.
+    var undecodedArgumentsCarried: [String] { message }
 
     @Flag(name: [.customShort("e"), .long], help: "Write the words in $VISUAL or $EDITOR (needs a terminal).")
     var edit = false

@@ -11,7 +11,7 @@ import Diary
 import Sync
 import Watch
 
-struct Validate: ParsableCommand {
+struct Validate: ParsableCommand, CarriesUndecodedArguments {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Validate ENML notes offline, as Evernote's service would.",
@@ -44,8 +44,15 @@ struct Validate: ParsableCommand {
         }
     }
 
+    /// The paths are opened by their exact bytes (`ENMLBatchValidator.validate(pathBytes:)`).
+    var undecodedArgumentsCarried: [String] { paths }
+
     func run() throws {
-        let results = ENMLBatchValidator().validate(paths: paths)
+        let bytes = try paths.map { path throws(UndecodedInputError) in
+            guard let bytes = UndecodedInput.exactBytes(ofArgument: path) else { throw .argument(shown: TerminalText.escaped(path)) }
+            return bytes
+        }
+        let results = ENMLBatchValidator().validate(pathBytes: bytes)
         if !quiet {
             for result in results {
                 for line in ENMLReportFormat.compilerLines(for: result) { Terminal.standardError(line) }

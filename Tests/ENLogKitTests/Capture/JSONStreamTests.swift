@@ -30,6 +30,17 @@ final class JSONStreamTests: XCTestCase {
         XCTAssertLessThanOrEqual(offset, JSONStream.slice)
     }
 
+    /// The place is the bracket that went one level too deep, whatever came before it and however
+    /// the file is chunked (it was the start of yajl's slice: "byte 0" for any file under 64 KiB).
+    func testDeepNestingNamesTheBracketThatWentTooDeep() {
+        for (lead, chunkSize) in [(0, 4096), (1000, 7), (70_000, 4096), (200_001, 1 << 20)] {
+            let bytes = Array(repeating: UInt8(ascii: " "), count: lead) + Array(repeating: UInt8(ascii: "["), count: 600)
+            let failure = self.failure(bytes, as: .geojson, chunkSize: chunkSize)
+            XCTAssertEqual(failure?.reason, "JSON nested deeper than \(JSONStream.maxDepth) levels")
+            XCTAssertEqual(failure?.place, .byte(lead + JSONStream.maxDepth), "\(lead) bytes before, chunks of \(chunkSize)")
+        }
+    }
+
     /// A 100 MB string is refused once it passes the token limit: the stream never holds it.
     func testAHundredMegabyteStringIsRefusedEarly() throws {
         var reader = GoogleRecordsReader()

@@ -257,6 +257,26 @@ final class HTTPClientTests: HTTPTestServerCase {
         XCTAssertEqual(small.headers["x-big"]?.count, 1000)
     }
 
+    /// A reply that arrived but is no usable HTTP is a protocol error (76), never "cannot be
+    /// reached" (69): `Content-Encoding: gzip, gzip` was curl 61 and fell into `.other`; a reply
+    /// without a status line was curl 1 and said "not a usable http(s) URL"; garbled chunks were
+    /// curl 56 and said "the connection was lost".
+    func testRepliesThatAreNoUsableHTTPAreProtocolErrors() async throws {
+        let client = HTTPClient()
+        for kind in ["double-gzip", "unknown-coding", "bad-gzip", "http09", "bad-chunks", "bad-length"] {
+            do {
+                let response = try await client.send(HTTPRequest(url: url("/garbled?kind=\(kind)")))
+                XCTFail("\(kind): accepted as \(response.status) with \(response.body.count) bytes")
+            } catch let error as HTTPError {
+                XCTAssertTrue(error.isBadReply, "\(kind): \(error) (\(error.reason))")
+                XCTAssertEqual(error.category, .protocolError, "\(kind): \(error.reason)")
+                XCTAssertTrue(error.reason.hasPrefix("the server's reply is not usable HTTP: "), "\(kind): \(error.reason)")
+            }
+        }
+        let after = try await client.send(HTTPRequest(url: url("/echo")))
+        XCTAssertEqual(after.status, 200)
+    }
+
     func testCouldNotConnectToClosedPort() async throws {
         let port = try closedLoopbackPort()
         let client = HTTPClient()

@@ -148,13 +148,35 @@ struct WatchStateMachineTests {
         #expect(waiting.send(.gpsd(.accepted(Self.fix(north: 10, at: 0)))) == ["report fix"])
     }
 
+    /// `watch -v` says why a fix logs no note in words, never as Swift's dump of the case
+    /// (`skip(Diary.MovementDecision.Skip.tooSoon(distance: 55.597540117328855, …`).
+    @Test func everySkippedFixIsReportedInWords() {
+        let driver = Driver(Machine(settings: Machine.Settings()))
+        _ = driver.start()
+        _ = driver.send(.gpsd(.accepted(Self.fix(north: 0, at: 0))))
+        _ = driver.send(.gpsd(.accepted(Self.fix(north: 731, at: 17))))   // far, too soon
+        _ = driver.send(.gpsd(.accepted(Self.fix(north: 3, at: 20))))     // not moved
+        _ = driver.send(.gpsd(.accepted(Self.fix(north: 0, at: -5))))     // older than the note
+        let skips = driver.reports.filter { $0.event == "fix" }.map(\.message)
+        #expect(skips == [
+            "fix \(Self.fix(north: 731, at: 17).latitude),11.0: skipped: moved 731 m, but only 17 s after the last note",
+            "fix \(Self.fix(north: 3, at: 20).latitude),11.0: skipped: not moved (3 m from the last note; the fixes' accuracy allows 10 m)",
+            "fix 48.0,11.0: skipped: stamped before the last note (an old fix replayed)",
+        ])
+        for report in driver.reports {
+            #expect(!report.message.contains("Diary.") && !report.message.contains("distance:") && !report.message.contains("MovementDecision"),
+                    "\(report.event): \(report.message)")
+        }
+        #expect(driver.reports.first { $0.event == "noted" }?.message == "logged note 1 (first place): note 1")
+    }
+
     @Test func aNoteWhileASyncRunsRequestsOneMoreSyncAfterIt() {
         let driver = Driver(Machine(settings: Machine.Settings()), pending: 1)
         _ = driver.start()
         #expect(driver.machine.syncRunning)
         let fix = Self.fix(north: 0, at: 0)
         #expect(driver.send(.gpsd(.accepted(fix))) == [
-            "log note (first)", "report noted", "count pending, then sync (note)",
+            "log note (first place)", "report noted", "count pending, then sync (note)",
             "notify STATUS=last note 1 at \(Self.iso(fix.timestamp)); 2 pending",
         ])
         // The running sync ends with a note left: the requested sync starts at once, no timer.
@@ -247,7 +269,7 @@ struct WatchStateMachineTests {
         #expect(driver.send(.syncFinished(.notSignedIn)).contains("report sync-waits"))
         // So does a note.
         #expect(driver.send(.gpsd(.accepted(Self.fix(north: 0, at: 0)))) == [
-            "log note (first)", "report noted", "count pending, then sync (note)",
+            "log note (first place)", "report noted", "count pending, then sync (note)",
             "notify STATUS=last note 1 at \(Self.iso(Self.t0)); 3 pending",
             "subscribe network", "report network-watch", "sync note",
         ])

@@ -175,7 +175,13 @@ package final class JSONStream {
     private func check(_ status: yajl_status, base: Int, length: Int) throws {
         guard status != yajl_status_ok, let handle else { return }
         let consumed = min(Int(yajl_get_bytes_consumed(handle)), length)
-        if let failure { throw stop(failure) }
+        if var failure {
+            // A callback stopped the parse (too deep, or the handler refused a value) and could
+            // not know where: yajl has consumed up to the end of the token that called it, in
+            // this slice, so the place is that token's last byte, not the slice's start.
+            if failure.place == .wholeFile { failure.place = .byte(base + max(consumed - 1, 0)) }
+            throw stop(failure)
+        }
         let place = HistoryFileError.Place.byte(base + consumed)
         let message: String
         if length == 0 {
@@ -202,7 +208,8 @@ package final class JSONStream {
     fileprivate func startContainer(array: Bool) -> Int32 {
         sawEvent = true
         guard depth < Self.maxDepth else {
-            failure = HistoryFileError("JSON nested deeper than \(Self.maxDepth) levels", at: .byte(fed))
+            // The place is filled in by `check`, which knows how far yajl got in the slice.
+            failure = HistoryFileError("JSON nested deeper than \(Self.maxDepth) levels")
             return 0
         }
         do {
