@@ -20,6 +20,9 @@ public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRe
     public var timestamp: Date
     public var source: Fix.Source
     public var createdAt: Date
+    /// Seconds east of UTC of the clock the fix's source wrote its time in (an import that said
+    /// so); nil: the fix was lived in note.time_zone as far as enlog knows.
+    public var utcOffset: Int?
 
     public init(_ fix: Fix, createdAt: Date = Date()) {
         latitude = fix.latitude
