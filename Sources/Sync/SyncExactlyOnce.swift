@@ -88,8 +88,8 @@ extension SyncRun {
 
     /// Every active copy of `note` on the service, oldest (lowest update sequence number) first.
     func findCopies(_ note: OutboxNote, notebookGuid: EDAM.Guid?, all: Bool) async throws -> [(guid: String, usn: Int64?)] {
-        // The whole second `created` falls in: an ENEX import keeps no milliseconds. enlog before
-        // 0.x sent the time queued as `created`: a note it left `sending` is found by that too.
+        // The whole second `created` falls in: an ENEX import keeps no milliseconds. Earlier enlog
+        // versions sent the time queued as `created`: a note one left `sending` is found by that too.
         let createdSeconds = Set([SyncEngine.created(note), note.createdAt].map { SyncEngine.milliseconds($0) / 1000 })
         let earliestSecond = createdSeconds.min()!
         var filter = EDAM.NoteFilter(order: 1, ascending: false, words: "applicationData:\(SyncEngine.applicationDataKey)",
