@@ -101,8 +101,8 @@ package final class HistoryImportWriter {
             if !points.isEmpty {
                 let existing = try RawStatement(connection, "SELECT 1 FROM fix WHERE timestamp = ?1 AND device IS ?2 LIMIT 1")
                 let insert = try RawStatement(connection, """
-                    INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device, importRun)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                    INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device, importRun, utcOffset)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                     """)
                 for point in points {
                     let fix = point.fix
@@ -124,14 +124,15 @@ package final class HistoryImportWriter {
                     insert.bind(9, created)
                     insert.bind(10, point.device)
                     insert.bind(11, run)
+                    insert.bind(12, point.utcOffset.map(Int64.init))
                     try insert.execute()
                     counts.added += 1
                 }
             }
             if !visits.isEmpty {
                 let insert = try RawStatement(connection, """
-                    INSERT INTO visit (start, end, latitude, longitude, name, address, placeId, semanticType, format, importRun, createdAt)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING
+                    INSERT INTO visit (start, end, latitude, longitude, name, address, placeId, semanticType, format, importRun, createdAt, utcOffset)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
                     """)
                 for visit in visits {
                     insert.bind(1, StorageTime.text(visit.start))
@@ -145,6 +146,7 @@ package final class HistoryImportWriter {
                     insert.bind(9, format)
                     insert.bind(10, run)
                     insert.bind(11, created)
+                    insert.bind(12, visit.utcOffset.map(Int64.init))
                     try insert.execute()
                     counts.visitsAdded += Int(sqlite3_changes(connection))
                 }
@@ -208,6 +210,10 @@ final class RawStatement {
 
     func bind(_ index: Int32, _ value: Int64) {
         sqlite3_bind_int64(statement, index, value)
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
     func bind(_ index: Int32, _ value: String?) {

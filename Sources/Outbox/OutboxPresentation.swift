@@ -23,7 +23,10 @@ public enum OutboxJSON {
         var guid: String?
         var lastError: String?
         var nextAttemptAt: Date?
+        /// When it was queued.
         var createdAt: Date
+        /// The moment it is about (its fix's time, a digest's day): its `created` in Evernote and ENEX.
+        var subjectDate: Date?
         /// Where and when an exported note went (`export --enex --new`).
         var exportedTo: String?
         var exportedAt: Date?
@@ -34,6 +37,7 @@ public enum OutboxJSON {
             self.mapPending = mapPending
             attempts = note.attempts; guid = note.guid; lastError = note.lastError; nextAttemptAt = note.nextAttemptAt
             createdAt = note.createdAt
+            subjectDate = note.subjectDate
             if note.state == .exported, let export {
                 exportedTo = export.file
                 exportedAt = export.exportedAt
@@ -109,8 +113,10 @@ public enum OutboxJSON {
     }
 
 
-    public static func line(_ note: OutboxNote, mapPending: Bool = false, export: ENEXExportRecord? = nil) -> String {
-        var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(timestamp(note.createdAt))\t\(note.title)"
+    /// - Parameter time: how the time queued is printed (default: UTC, `2026-11-22T08:00:05Z`).
+    public static func line(_ note: OutboxNote, mapPending: Bool = false, export: ENEXExportRecord? = nil,
+                            time: (Date) -> String = OutboxJSON.timestamp) -> String {
+        var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(time(note.createdAt))\t\(note.title)"
         if note.addressPending { line += "\t(address pending)" }
         if mapPending { line += "\t(map pending)" }
         if note.state == .exported, let export { line += "\t(in \(export.file))" }
@@ -120,14 +126,15 @@ public enum OutboxJSON {
 
     /// Always five tab-separated columns (time, position, altitude, accuracy, source), with
     /// "-" for what is unknown, so `cut -f` and `awk` see the same column everywhere.
-    public static func line(_ fix: FixRecord) -> String {
-        [timestamp(fix.timestamp),
+    /// - Parameter time: how the fix's time is printed (default: UTC, `2026-11-22T08:00:05Z`).
+    public static func line(_ fix: FixRecord, time: (FixRecord) -> String = { OutboxJSON.timestamp($0.timestamp) }) -> String {
+        [time(fix),
          NoteRenderer.coordinate(fix.latitude) + "," + NoteRenderer.coordinate(fix.longitude),
          fix.altitude.map { "alt \(NoteRenderer.decimal($0)) m" } ?? "-",
          fix.horizontalAccuracy.map { "±\(NoteRenderer.decimal($0)) m" } ?? "-",
          fix.source.rawValue].joined(separator: "\t")
     }
 
-    private static func timestamp(_ date: Date) -> String { InstantText.string(date) }
+    public static func timestamp(_ date: Date) -> String { InstantText.string(date) }
 
 }

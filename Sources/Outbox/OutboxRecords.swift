@@ -20,6 +20,9 @@ public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRe
     public var timestamp: Date
     public var source: Fix.Source
     public var createdAt: Date
+    /// Seconds east of UTC of the clock the fix's source wrote its time in (an import that said
+    /// so); nil: the fix was lived in note.time_zone as far as enlog knows.
+    public var utcOffset: Int?
 
     public init(_ fix: Fix, createdAt: Date = Date()) {
         latitude = fix.latitude
@@ -46,6 +49,22 @@ public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRe
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
+    }
+
+    /// The columns, times as `StorageTime` text; `utcOffset` only when known, so a fix is still
+    /// written the same into an outbox from before the `day-zones-v1` migration.
+    public func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["latitude"] = latitude
+        container["longitude"] = longitude
+        container["altitude"] = altitude
+        container["horizontalAccuracy"] = horizontalAccuracy
+        container["speed"] = speed
+        container["course"] = course
+        container["timestamp"] = StorageTime.text(timestamp)
+        container["source"] = source
+        container["createdAt"] = StorageTime.text(createdAt)
+        if let utcOffset { container["utcOffset"] = utcOffset }
     }
 }
 

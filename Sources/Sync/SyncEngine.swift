@@ -143,9 +143,15 @@ public struct SyncEngine: Sendable {
         attributes.applicationData = EDAM.LazyMap(fullMap: [applicationDataKey: note.uid])
         var edam = EDAM.Note(title: note.title, content: note.content, notebookGuid: notebookGuid,
                              tagNames: note.tags.isEmpty ? nil : note.tags, attributes: attributes)
-        edam.created = milliseconds(note.createdAt)
+        edam.created = milliseconds(created(note))
         return edam
     }
+
+    /// A note's `created` in Evernote and ENEX: the moment it is about (its fix's time, a
+    /// digest's day), so Evernote files a digest of 2021-08-19 or an imported old fix under
+    /// that day, not the day it was uploaded. The time it was queued stays in the outbox
+    /// (`queue list`). Deterministic: the same on every attempt, which the lookup relies on.
+    public static func created(_ note: OutboxNote) -> Date { note.subjectDate ?? note.createdAt }
 
     public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -19,7 +19,7 @@ import Diary
 /// (`OutboxStore.setNeedsLookup`, written before it leaves `sending`) and its next attempt first
 /// searches Evernote: `findNotesMetadata(words: "applicationData:enlog.id", notebook, order
 /// CREATED descending)` narrowed to notes whose `created` equals the note's own (the engine sets
-/// `created` from the outbox row, so it is the same on every attempt), then
+/// `created` from the outbox row, `SyncEngine.created`, so it is the same on every attempt), then
 /// `getNoteApplicationDataEntry(guid, "enlog.id") == uid`. Found: marked synced; not found:
 /// created. A note that went out in an ENEX file before `queue retry` put it back may have been
 /// imported into any notebook, with `created` to the second (ENEX has no milliseconds): its
@@ -88,8 +88,10 @@ extension SyncRun {
 
     /// Every active copy of `note` on the service, oldest (lowest update sequence number) first.
     func findCopies(_ note: OutboxNote, notebookGuid: EDAM.Guid?, all: Bool) async throws -> [(guid: String, usn: Int64?)] {
-        // The whole second `created` falls in: an ENEX import keeps no milliseconds.
-        let createdSecond = SyncEngine.milliseconds(note.createdAt) / 1000
+        // The whole second `created` falls in: an ENEX import keeps no milliseconds. Earlier enlog
+        // versions sent the time queued as `created`: a note one left `sending` is found by that too.
+        let createdSeconds = Set([SyncEngine.created(note), note.createdAt].map { SyncEngine.milliseconds($0) / 1000 })
+        let earliestSecond = createdSeconds.min()!
         var filter = EDAM.NoteFilter(order: 1, ascending: false, words: "applicationData:\(SyncEngine.applicationDataKey)",
                                      notebookGuid: notebookGuid)
         filter.inactive = false
@@ -103,8 +105,8 @@ extension SyncRun {
                 try await client.findNotesMetadata(filter: pageFilter, offset: start, maxNotes: 100, resultSpec: pageSpec)
             }
             for meta in page.notes {
-                if let c = meta.created, c < createdSecond * 1000 { break pages }   // newest first: past it
-                if let c = meta.created, c / 1000 != createdSecond { continue }
+                if let c = meta.created, c < earliestSecond * 1000 { break pages }   // newest first: past it
+                if let c = meta.created, !createdSeconds.contains(InstantText.floorDivision(c, 1000)) { continue }
                 do {
                     let value = try await client.getNoteApplicationDataEntry(guid: meta.guid, key: SyncEngine.applicationDataKey)
                     if value == note.uid {

@@ -18,12 +18,14 @@ package final class AndroidTimelineMachine: HistoryJSONMachine, JSONHistoryForma
         case startTime, endTime, visit, activity, timelinePath, topCandidate, placeId, semanticType
         case placeLocation, latLng, LatLng, start, end, point, time, position
         case accuracyMeters, altitudeMeters, speedMetersPerSecond, timestamp
+        case startTimeTimezoneUtcOffsetMinutes, endTimeTimezoneUtcOffsetMinutes
     }
     package static let keys = JSONKeyTable(["semanticSegments", "rawSignals", "userLocationProfile", "frequentPlaces",
                                             "startTime", "endTime", "visit", "activity", "timelinePath", "topCandidate",
                                             "placeId", "semanticType", "placeLocation", "latLng", "LatLng", "start", "end",
                                             "point", "time", "position", "accuracyMeters", "altitudeMeters",
-                                            "speedMetersPerSecond", "timestamp"])
+                                            "speedMetersPerSecond", "timestamp",
+                                            "startTimeTimezoneUtcOffsetMinutes", "endTimeTimezoneUtcOffsetMinutes"])
     private var segment = SegmentFields()
     private var pathPoint = PointFields()
     private var signal = PointFields()
@@ -92,8 +94,10 @@ package final class AndroidTimelineMachine: HistoryJSONMachine, JSONHistoryForma
     private func segmentScalar(_ path: JSONPath, _ key: Key, _ value: JSONScalar) {
         switch (path.count, path[2]) {
         case (3, _):
-            if key == .startTime { segment.visit.start = value.epochSeconds }
-            if key == .endTime { segment.visit.end = value.epochSeconds }
+            if key == .startTime { segment.visit.setStart(value) }
+            if key == .endTime { segment.visit.setEnd(value) }
+            if key == .startTimeTimezoneUtcOffsetMinutes { segment.visit.setStartOffset(minutes: value) }
+            if key == .endTimeTimezoneUtcOffsetMinutes { segment.visit.setEndOffset(minutes: value) }
         case (5, k(.visit)) where path[3] == k(.topCandidate):
             switch key {
             case .placeId: segment.visit.placeId = value.text

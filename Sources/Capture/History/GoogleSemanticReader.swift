@@ -67,6 +67,8 @@ package final class GoogleSemanticMachine: HistoryJSONMachine, JSONHistoryFormat
         } else if path.count == 3 {
             segmentStart.time = visit.start
             segmentEnd.time = visit.end
+            segmentStart.utcOffset = visit.startOffset
+            segmentEnd.utcOffset = visit.endOffset
             if sawStart { pending.append(segmentStart.item()) }
             if sawEnd { pending.append(segmentEnd.item()) }
         } else if isPathPoint(path, .points, in: .simplifiedRawPath) {
@@ -83,10 +85,9 @@ package final class GoogleSemanticMachine: HistoryJSONMachine, JSONHistoryFormat
             if key == .centerLatE7 { center.setE7(value, latitude: true) }
             if key == .centerLngE7 { center.setE7(value, latitude: false) }
         case 5 where path[3] == k(.duration):
-            let time = value.epochSeconds
             switch key {
-            case .startTimestamp, .startTimestampMs: visit.start = time
-            case .endTimestamp, .endTimestampMs: visit.end = time
+            case .startTimestamp, .startTimestampMs: visit.setStart(value)
+            case .endTimestamp, .endTimestampMs: visit.setEnd(value)
             default: break
             }
         case 5 where path[3] == k(.location) && kind == .placeVisit:

@@ -20,10 +20,14 @@ package enum HistoryFormat: String, Sendable, CaseIterable, Codable {
 package struct HistoryPoint: Sendable, Equatable {
     package var fix: Fix
     package var device: String?
+    /// Seconds east of UTC of the clock the source wrote the time in (`+10:00` in Google's newer
+    /// exports): the zone the point was lived in. nil when the source said only the instant.
+    package var utcOffset: Int?
 
-    package init(fix: Fix, device: String? = nil) {
+    package init(fix: Fix, device: String? = nil, utcOffset: Int? = nil) {
         self.fix = fix
         self.device = device
+        self.utcOffset = utcOffset
     }
 }
 
@@ -39,9 +43,12 @@ package struct HistoryVisit: Sendable, Equatable {
     package var placeId: String?
     /// Google's `semanticType` or the on-device label (HOME, WORK, …).
     package var semanticType: String?
+    /// Seconds east of UTC at its start, as the source wrote it; nil when it said only the instant.
+    package var utcOffset: Int?
 
     package init(start: Date, end: Date, latitude: Double, longitude: Double, name: String? = nil,
-                 address: String? = nil, placeId: String? = nil, semanticType: String? = nil) {
+                 address: String? = nil, placeId: String? = nil, semanticType: String? = nil, utcOffset: Int? = nil) {
+        self.utcOffset = utcOffset
         self.start = start
         self.end = end
         self.latitude = latitude

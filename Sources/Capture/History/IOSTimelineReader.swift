@@ -47,6 +47,7 @@ package final class IOSTimelineMachine: HistoryJSONMachine, JSONHistoryFormat {
     private func timed(_ point: PointFields, offset: Double?) -> HistoryItem {
         var point = point
         if let start = segment.visit.start, let offset { point.time = start + offset * 60 }
+        point.utcOffset = segment.visit.startOffset
         if offset == nil { point.time = nil }
         return point.item()
     }
@@ -72,8 +73,8 @@ package final class IOSTimelineMachine: HistoryJSONMachine, JSONHistoryFormat {
         guard path.count >= 2, path[0] == JSONPath.element, let key = Key(rawValue: path.last) else { return }
         switch (path.count, path[1]) {
         case (2, _):
-            if key == .startTime { segment.visit.start = value.epochSeconds }
-            if key == .endTime { segment.visit.end = value.epochSeconds }
+            if key == .startTime { segment.visit.setStart(value) }
+            if key == .endTime { segment.visit.setEnd(value) }
         case (4, k(.visit)) where path[2] == k(.topCandidate):
             switch key {
             case .placeID, .placeId: segment.visit.placeId = value.text

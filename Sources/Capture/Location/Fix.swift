@@ -89,6 +89,10 @@ public struct Fix: Sendable, Equatable, Codable {
         /// receiver's or a file's garbage (year 1, year 9999), and no day query could find it.
         public static let time = Date(timeIntervalSince1970: 315_964_800)...Date(timeIntervalSince1970: 4_102_444_799.999)
 
+        /// Offsets from UTC a place's clocks have had, in seconds (−12:00 Baker Island to +14:00
+        /// Kiribati, with room for the historical): a stated offset outside is a file's garbage.
+        public static let utcOffset = -18 * 3600...18 * 3600
+
         /// A clock reading a source wrote (NMEA's hhmmss, ISO 8601, EXIF's GPSTimeStamp): 60 s is
         /// a leap second; anything more would roll into the next minute, hour or day.
         public static func isTimeOfDay(hour: Double, minute: Double, second: Double) -> Bool {

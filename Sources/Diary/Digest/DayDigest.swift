@@ -74,6 +74,8 @@ public struct DayDigest: Sendable {
     /// The day's digest note as it would be written now.
     private func draft(_ day: TrackDay) async throws
         -> (draft: NoteDraft, lastFix: Int64, statistics: TrackStatistics, places: Int, mapError: MapError?) {
+        // The day in the zone it was lived in (an import's stated offsets), else as named.
+        let day = try await LivedZones.day(day.name, outbox: outbox, fallback: day.timeZone) ?? day
         let records = try await outbox.history(from: day.start, to: day.end)
         guard let last = records.last, let lastId = last.id else { throw DigestError(day: day.name) }
         let fixes = try records.map { try $0.fix() }
@@ -131,7 +133,7 @@ public struct DayDigest: Sendable {
             summary += " Not counted: \(counted(statistics.gaps, "gap")) of more than \(Int(TrackStatistics.longestGap / 60)) min between fixes."
         }
         if let start = statistics.start, let end = statistics.end {
-            summary += " \(counted(statistics.fixes, "fix", plural: "fixes")) from \(clock.string(from: start)) to \(clock.string(from: end)) (\(day.timeZone.identifier))."
+            summary += " \(counted(statistics.fixes, "fix", plural: "fixes")) from \(clock.string(from: start)) to \(clock.string(from: end)) (\(LivedZones.name(day.timeZone)))."
         }
         body += "<p>\(text(summary))</p>"
         if let picture {

@@ -10,7 +10,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     public struct Stay: Sendable, Equatable, Codable {
         public var latitude: Double
         public var longitude: Double
-        /// ISO 8601 in the timeline's zone.
+        /// ISO 8601 with the offset of the zone it was lived in.
         public var arrival: String
         public var departure: String
         public var durationSeconds: Int
@@ -36,6 +36,8 @@ public struct Timeline: Sendable, Equatable, Codable {
 
     public var from: String
     public var to: String
+    /// The zone the span was read in: note.time_zone, or `UTC+10:00` when the history states
+    /// the offset the day was lived in (each time carries its own offset).
     public var timeZone: String
     public var stays: [Stay]
     public var moves: [Move]
@@ -49,7 +51,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         let lower = start.timeIntervalSince1970, upper = end.timeIntervalSince1970
         let stays = found.filter { $0.departure > lower && $0.arrival < upper }
         let placed = try await places?.places(of: stays)
-        let time = Clock(timeZone: timeZone)
+        let time = Clock(zones: try await LivedZones.load(outbox: outbox, from: start, to: end, fallback: timeZone))
         var moves: [Move] = []
         var index = points.startIndex
         for (leaving, reaching) in zip(stays, stays.dropFirst()) {
@@ -69,7 +71,7 @@ public struct Timeline: Sendable, Equatable, Codable {
                               durationSeconds: Int((reaching.arrival - leaving.departure).rounded()),
                               distanceMetres: Int(distance.rounded()), mode: nil))
         }
-        return Timeline(from: time.string(lower), to: time.string(upper), timeZone: timeZone.identifier,
+        return Timeline(from: time.string(lower), to: time.string(upper), timeZone: LivedZones.name(timeZone),
                         stays: stays.enumerated().map { index, stay in
                             let place = placed?[index]
                             return Stay(latitude: stay.latitude, longitude: stay.longitude, arrival: time.string(stay.arrival),
@@ -109,18 +111,20 @@ public struct Timeline: Sendable, Equatable, Codable {
         Fix.metres(a.0, a.1, b.0, b.1)
     }
 
-    /// Times as ISO 8601 with the zone's offset at that instant.
+    /// Times as ISO 8601 with the offset of the zone each instant was lived in (`LivedZones`).
     package struct Clock {
-        let formatter: ISO8601DateFormatter
+        let zones: LivedZones
+
+        package init(zones: LivedZones) {
+            self.zones = zones
+        }
 
         package init(timeZone: TimeZone) {
-            formatter = ISO8601DateFormatter()
-            formatter.timeZone = timeZone
-            formatter.formatOptions = [.withInternetDateTime]
+            zones = LivedZones(fallback: timeZone)
         }
 
         package func string(_ seconds: Double) -> String {
-            formatter.string(from: Date(timeIntervalSince1970: seconds.rounded()))
+            zones.text(Date(timeIntervalSince1970: seconds.rounded()))
         }
     }
 }

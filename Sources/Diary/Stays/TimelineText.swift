@@ -2,13 +2,19 @@ import Foundation
 
 /// The timeline as lines for a person: "08:35–17:50  9 h 15 min  Office" and the moves between.
 public enum TimelineText {
-    /// - Parameter dated: times with their date (a span of days), else the time of day alone (a digest).
+    /// - Parameter dated: times with their date (a span of days) after a line naming the zone,
+    ///   else the time of day alone (a digest, which names its zone), with the date only for a
+    ///   time on another day than the timeline's first (a stay begun the evening before).
     public static func lines(_ timeline: Timeline, dated: Bool = true) -> [String] {
         guard !timeline.stays.isEmpty else { return ["no stays between \(timeline.from) and \(timeline.to)"] }
-        var lines: [String] = []
+        var lines: [String] = dated ? ["times in \(timeline.timeZone)"] : []
+        let day = timeline.from.prefix(10)
+        func clock(_ iso: String) -> String {
+            Self.clock(iso, dated || iso.prefix(10) != day)
+        }
         for (index, stay) in timeline.stays.enumerated() {
             let place = stay.name ?? String(format: "%.5f, %.5f", stay.latitude, stay.longitude)
-            lines.append("\(clock(stay.arrival, dated))–\(clock(stay.departure, dated))  \(duration(stay.durationSeconds))  \(place)")
+            lines.append("\(clock(stay.arrival))–\(clock(stay.departure))  \(duration(stay.durationSeconds))  \(place)")
             if index < timeline.moves.count {
                 let move = timeline.moves[index]
                 let kilometres = String(format: "%.1f km", Double(move.distanceMetres) / 1000)

@@ -72,12 +72,16 @@ struct PlacesList: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the places, with their visits and last visit (the stays of the whole history).",
         discussion: """
+            The last visit is local time where it was lived, with its offset: the offset an \
+            import stated (Google's newer exports), else note.time_zone's; --utc prints UTC.
+
             Examples:
               enlog places list --json
             """)
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print the places as JSON.") var json = false
+    @Flag(help: "Print the last visit in UTC rather than where it was lived.") var utc = false
 
     func run() async throws {
         let context = try global.context()
@@ -91,10 +95,14 @@ struct PlacesList: AsyncParsableCommand {
             let id = place.id ?? 0
             visits[id] = ((visits[id]?.count ?? 0) + 1, max(visits[id]?.last ?? 0, stay.departure))
         }
-        let clock = Timeline.Clock(timeZone: TrackDay.timeZone(config: context.config))
+        // The last visit in the zone it was lived in (an import's stated offset), else note.time_zone.
+        let fallback = TrackDay.timeZone(config: context.config)
+        var zones = LivedZones(fallback: fallback)
+        if !utc { zones = try await LivedZones.load(outbox: outbox, from: .distantPast, to: .distantFuture, fallback: fallback) }
+        let clock = Timeline.Clock(zones: zones)
         let places = try await outbox.places().map { place in
             let seen = visits[place.id ?? 0]
-            return PlaceSummary(place, visits: seen?.count ?? 0, lastVisit: seen.map { clock.string($0.last) })
+            return PlaceSummary(place, visits: seen?.count ?? 0, lastVisit: seen.map { utc ? InstantText.string(Date(timeIntervalSince1970: $0.last.rounded())) : clock.string($0.last) })
         }
         try PlaceSummary.print(places, json: json)
     }

@@ -36,7 +36,9 @@ struct Queue: AsyncParsableCommand {
             abstract: "List outbox notes, oldest first.",
             discussion: """
                 One line per note: id, state, time queued, title, then "(address pending)" and "(map pending)" \
-                for a note still waiting for its address or its map, and the error of a failed or parked one.
+                for a note still waiting for its address or its map, and the error of a failed or parked one. \
+                The time queued is local time in note.time_zone with its offset (2026-11-22T09:00:05+01:00); \
+                --utc prints it in UTC. --json gives every time in UTC.
 
                 Examples:
                   enlog queue list
@@ -45,11 +47,14 @@ struct Queue: AsyncParsableCommand {
                 """)
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON.") var json = false
+        @Flag(help: "Print the time queued in UTC rather than in note.time_zone.") var utc = false
         @Option(help: ArgumentHelp("Only notes in this state: \(OutboxNote.State.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "state"))
         var state: OutboxNote.State?
 
         func run() async throws {
-            let outbox = try global.context().outbox(.read)
+            let context = try global.context()
+            let outbox = try context.outbox(.read)
+            let zones = LivedZones(fallback: TrackDay.timeZone(config: context.config))
             let notes = if let state { try await outbox.notes(state: state) } else { try await outbox.allNotes() }
             let mapsPending = try await outbox.noteIdsWithPendingMaps()
             let exports = try await outbox.exportRecords()
@@ -60,7 +65,8 @@ struct Queue: AsyncParsableCommand {
             } else {
                 for note in notes {
                     try Terminal.standardOutput(OutboxJSON.line(note, mapPending: note.id.map(mapsPending.contains) ?? false,
-                                                                export: note.id.flatMap { exports[$0] }))
+                                                                export: note.id.flatMap { exports[$0] },
+                                                                time: utc ? OutboxJSON.timestamp : zones.text))
                 }
             }
         }
@@ -191,7 +197,11 @@ struct History: AsyncParsableCommand {
             One line per fix, always five tab-separated columns: time, latitude,longitude, \
             altitude, accuracy, source ("-" when unknown). --track also lists the fixes without \
             a note: the route watch keeps and imported tracks. --format exports every fix. \
-            --since, --until and --date are read in note.time_zone (default: TZ, else the system's).
+            The time is local time where the fix was lived, with its offset \
+            (2017-05-02T21:17:00+10:00): the offset its import stated (Google's newer exports), \
+            else note.time_zone's; --utc prints UTC. --json and --format keep UTC. \
+            --since and --until are read in note.time_zone (default: TZ, else the system's); \
+            --date is the day in the zone it was lived in, as for `enlog timeline`.
 
             Examples:
               enlog history --since 2026-11-01
@@ -205,19 +215,36 @@ struct History: AsyncParsableCommand {
     @OptionGroup var window: HistoryWindow
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "Also list fixes without a note (the track watch keeps, imported tracks).") var track = false
+    @Flag(help: "Print times in UTC rather than where each fix was lived.") var utc = false
 
     func run() async throws {
         if window.format != nil && json { throw ValidationError("--json and --format are two outputs: choose one") }
         let context = try global.context()
         let config = context.config
-        let (start, end) = try window.bounds(in: config.timeZone)
+        var (start, end) = try window.bounds(in: config.timeZone)
         let outbox = try context.outbox(.read)
+        // A day is read in the zone it was lived in (an import's stated offsets), else note.time_zone.
+        if let date = window.date, let lived = try await LivedZones.day(date, outbox: outbox, fallback: config.timeZone) {
+            (start, end) = (lived.start, lived.end)
+        }
         if let format = window.format { return try await window.export(format, from: outbox, start: start, end: end) }
         let fixes = try await outbox.history(since: start, until: end, notedOnly: !track)
         if json {
             try Terminal.standardOutput(try OutboxJSON.encode(fixes))
         } else {
-            for fix in fixes { try Terminal.standardOutput(OutboxJSON.line(fix)) }
+            // The offsets stated around the listed fixes only, not the whole history's.
+            var zones = LivedZones(fallback: config.timeZone)
+            if !utc, let first = fixes.first, let last = fixes.last {
+                zones = try await LivedZones.load(outbox: outbox, from: first.timestamp, to: last.timestamp.addingTimeInterval(1),
+                                                  fallback: config.timeZone)
+            }
+            for fix in fixes {
+                try Terminal.standardOutput(OutboxJSON.line(fix, time: { fix in
+                    if utc { return OutboxJSON.timestamp(fix.timestamp) }
+                    if let offset = fix.utcOffset { return LivedZones.text(fix.timestamp, offset: offset) }
+                    return zones.text(fix.timestamp)
+                }))
+            }
         }
     }
 }

@@ -13,9 +13,10 @@ struct TimelineCommand: AsyncParsableCommand {
         discussion: """
             Stays are found in every fix of the history (notes, watch's track, imports) with the \
             stays.* settings; an import's own visits (Google Timeline) are stays for their span. \
-            The day runs from its first instant to the next day's in note.time_zone, as for \
-            `enlog digest`; a stay that began the day before is shown whole. docs/stays.md says \
-            how stays are found.
+            The day runs from its first instant to the next day's in the zone it was lived in, as \
+            for `enlog digest`: the offset an import states for its times (Google's newer exports), \
+            else note.time_zone. Every time is printed with its offset. A stay that began the day \
+            before is shown whole, with its date. docs/stays.md says how stays are found.
 
             Examples:
               enlog timeline                        today
@@ -32,17 +33,23 @@ struct TimelineCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try global.context()
         let zone = TrackDay.timeZone(config: context.config)
-        let range = try DateRange.parse(since: since, until: until, date: date, zone: zone)
+        var range = try DateRange.parse(since: since, until: until, date: date, zone: zone)
+        let (outbox, writable) = try context.outboxWritableIfPossible()
+        // A day is read in the zone it was lived in (an import's stated offsets), else note.time_zone.
+        var dayZone = zone
+        if let date, let lived = try await LivedZones.day(date, outbox: outbox, fallback: zone) {
+            range = (lived.start, lived.end)
+            dayZone = lived.timeZone
+        }
         let today = TrackDay(containing: Date(), timeZone: zone)
         let start = range.from ?? (since == nil && until == nil ? today.start : .distantPast)
         let end = range.to ?? (since == nil && until == nil ? today.end : Date())
         guard start < end else { throw ValidationError("--since must come before --until") }
-        let (outbox, writable) = try context.outboxWritableIfPossible()
         let detector = StayDetector(config: context.config)
         let timeline = try await Timeline.build(outbox: outbox, detector: detector,
                                                 places: PlaceBook(context: context, outbox: outbox, detector: detector,
                                                                   keeping: writable),
-                                                from: start, to: end, timeZone: zone)
+                                                from: start, to: end, timeZone: dayZone)
         if json {
             try Terminal.standardOutput(try JSONOutput.encode(timeline))
         } else {

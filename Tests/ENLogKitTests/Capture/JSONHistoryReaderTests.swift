@@ -101,8 +101,10 @@ final class JSONHistoryReaderTests: XCTestCase {
         "userLocationProfile": {"frequentPlaces": [{"placeId": "P1", "placeLocation": "48.85°, 2.35°", "label": "HOME"}]}}
         """#)
         XCTAssertEqual(outcome.visits, [HistoryVisit(start: Date(timeIntervalSince1970: 1_704_099_600), end: Date(timeIntervalSince1970: 1_704_103_200),
-                                                     latitude: 48.85, longitude: 2.35, placeId: "P1", semanticType: "HOME")])
+                                                     latitude: 48.85, longitude: 2.35, placeId: "P1", semanticType: "HOME",
+                                                     utcOffset: 3600)])
         XCTAssertEqual(outcome.points.map(\.fix.latitude), [48.855, -27.41, 48.86, 48.8566])
+        XCTAssertEqual(outcome.points.map(\.utcOffset), [nil, nil, nil, nil], "a Z time states no zone")
         XCTAssertEqual(outcome.points.last?.fix.speed, nil, "a negative speed is dropped, not the point")
         XCTAssertEqual(outcome.points.last?.fix.altitude, 35.5)
         XCTAssertEqual(outcome.skipped, ["record that is not a point": 2, "no time": 1])
@@ -123,6 +125,8 @@ final class JSONHistoryReaderTests: XCTestCase {
         """)
         XCTAssertEqual(outcome.points.map(\.fix.timestamp.timeIntervalSince1970), [1_693_166_400 + 720, 1_693_213_200])
         XCTAssertEqual(outcome.visits.first?.placeId, "ChIJx")
+        XCTAssertEqual(outcome.visits.first?.utcOffset, -5 * 3600, "the zone the visit was lived in, as its times say")
+        XCTAssertEqual(outcome.points.map(\.utcOffset), [nil, nil])
         XCTAssertEqual(outcome.visits.first?.end.timeIntervalSince1970 ?? 0, 1_693_173_866.999, accuracy: 1e-6)
         XCTAssertEqual(outcome.skipped, ["0,0 position": 1])
     }

@@ -76,7 +76,8 @@ final class ENEXExportTests: XCTestCase {
         for (note, id) in zip(notes, outbox.keys.sorted()) {
             let stored = try XCTUnwrap(outbox[id])
             XCTAssertEqual(note["title"] as? String, stored["title"] as? String)
-            let created = (stored["createdAt"] as! String).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+            // Created when it happened (the fix's time, the digest's day), not when it was queued.
+            let created = (stored["subjectDate"] as! String).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
             XCTAssertEqual(note["created_raw"] as? String, created, "note \(id)")
             XCTAssertNotNil(note["created"] as? String)
             XCTAssertEqual(note["tags"] as? [String], stored["tags"] as? [String])

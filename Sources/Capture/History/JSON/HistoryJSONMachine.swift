@@ -16,11 +16,14 @@ package struct PointFields {
     package var speed: Double?
     package var course: Double?
     package var device: String?
+    /// The offset from UTC (seconds) the time was written with: the zone the point was lived in.
+    package var utcOffset: Int?
 
     package init() {}
 
     package mutating func setTime(_ value: JSONScalar) {
         if let seconds = value.epochSeconds { time = seconds } else if value.kind != .null { timeUnreadable = true }
+        utcOffset = value.statedUTCOffset
     }
 
     package mutating func setCoordinate(_ value: JSONScalar, latitude isLatitude: Bool, scale: Double = 1) {
@@ -78,7 +81,7 @@ package struct PointFields {
                               speed: within(speed, Fix.Limits.speed),
                               course: within(course, Fix.Limits.course),
                               timestamp: timestamp, source: source)
-            return .point(HistoryPoint(fix: fix, device: device))
+            return .point(HistoryPoint(fix: fix, device: device, utcOffset: utcOffset))
         } catch {
             return .skipped(.badValue)
         }
@@ -94,8 +97,30 @@ package struct VisitFields {
     package var address: String?
     package var placeId: String?
     package var semanticType: String?
+    /// The offsets from UTC (seconds) the start and end were written with.
+    package var startOffset: Int?, endOffset: Int?
 
     package init() {}
+
+    package mutating func setStart(_ value: JSONScalar) {
+        start = value.epochSeconds
+        startOffset = value.statedUTCOffset
+    }
+
+    package mutating func setEnd(_ value: JSONScalar) {
+        end = value.epochSeconds
+        endOffset = value.statedUTCOffset
+    }
+
+    /// An offset stated apart from the time, in minutes (Android's `startTimeTimezoneUtcOffsetMinutes`).
+    static func offset(minutes value: JSONScalar) -> Int? {
+        guard let minutes = value.double, minutes == minutes.rounded(), abs(minutes) <= 24 * 60 else { return nil }
+        let seconds = Int(minutes) * 60
+        return Fix.Limits.utcOffset.contains(seconds) ? seconds : nil
+    }
+
+    package mutating func setStartOffset(minutes value: JSONScalar) { startOffset = Self.offset(minutes: value) ?? startOffset }
+    package mutating func setEndOffset(minutes value: JSONScalar) { endOffset = Self.offset(minutes: value) ?? endOffset }
 
     /// The visit, or why there is none: it needs a start, a position that can be, and an end not
     /// before its start (a missing end is the start: a stay of unknown length).
@@ -111,7 +136,7 @@ package struct VisitFields {
         guard end >= start, Fix.Limits.time.contains(Date(timeIntervalSince1970: end)) else { return .skipped(.badTime) }
         return .visit(HistoryVisit(start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end),
                                    latitude: position.latitude!, longitude: position.longitude!, name: name,
-                                   address: address, placeId: placeId, semanticType: semanticType))
+                                   address: address, placeId: placeId, semanticType: semanticType, utcOffset: startOffset))
     }
 }
 
@@ -131,6 +156,8 @@ package struct SegmentFields {
         var start = activityStart, end = activityEnd
         start.time = visit.start
         end.time = visit.end
+        start.utcOffset = visit.startOffset
+        end.utcOffset = visit.endOffset
         items.append(start.item())
         items.append(end.item())
     }

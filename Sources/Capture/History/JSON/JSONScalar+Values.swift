@@ -29,6 +29,13 @@ extension JSONScalar {
         return ISOTimeText.epochSeconds(bytes[...])
     }
 
+    /// The offset from UTC, in seconds, an ISO 8601 time states (`+10:00`); nil for epoch digits,
+    /// `Z` or no offset: those say the instant, not the zone it was lived in.
+    package var statedUTCOffset: Int? {
+        guard kind == .string, !bytes.isEmpty else { return nil }
+        return ISOTimeText.parse(bytes[...])?.offset
+    }
+
     /// A latitude and longitude written as text: `48.85°, 2.35°`, `48.85,2.35`, `geo:48.85,2.35`.
     package var coordinatePair: (latitude: Double, longitude: Double)? {
         guard kind == .string else { return nil }
@@ -104,6 +111,12 @@ package enum JSONNumberText {
 /// an offset is taken as UTC, as Google's and the trackers' exports mean it.
 package enum ISOTimeText {
     package static func epochSeconds(_ text: Slice<UnsafeRawBufferPointer>) -> Double? {
+        parse(text)?.seconds
+    }
+
+    /// Seconds since 1970, and the offset east of UTC the text states (nil for `Z` or none;
+    /// only an offset within `Fix.Limits.utcOffset`, whole minutes, is one).
+    package static func parse(_ text: Slice<UnsafeRawBufferPointer>) -> (seconds: Double, offset: Int?)? {
         var index = text.startIndex
         let end = text.endIndex
         func number(_ width: Int) -> Int? {
@@ -125,7 +138,7 @@ package enum ISOTimeText {
         guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
               (1...12).contains(month), (1...31).contains(day) else { return nil }
         var seconds = Double(PosixZoneRule.daysFromCivil(year, month, day)) * 86_400
-        if index == end { return seconds }
+        if index == end { return (seconds, nil) }
         guard skip("T") || skip(" "), let hour = number(2), skip(":"), let minute = number(2) else { return nil }
         var second = 0.0
         if skip(":") {
@@ -144,16 +157,17 @@ package enum ISOTimeText {
         }
         guard Fix.Limits.isTimeOfDay(hour: Double(hour), minute: Double(minute), second: second) else { return nil }
         seconds += Double(hour * 3600 + minute * 60) + second
-        if index == end { return seconds }
+        if index == end { return (seconds, nil) }
         // Dawarich's fixtures and Ruby's Time#to_s write "2025-03-24 20:07:24 +0100".
         if skip(" "), index == end { return nil }
-        if skip("Z") { return index == end ? seconds : nil }
+        if skip("Z") { return index == end ? (seconds, nil) : nil }
         let sign: Double
         if skip("+") { sign = 1 } else if skip("-") { sign = -1 } else { return nil }
         guard let offsetHours = number(2) else { return nil }
         _ = skip(":")
         let offsetMinutes = index == end ? 0 : number(2)
         guard let offsetMinutes, index == end, offsetHours < 24, offsetMinutes < 60 else { return nil }
-        return seconds - sign * Double(offsetHours * 3600 + offsetMinutes * 60)
+        let offset = (sign < 0 ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
+        return (seconds - Double(offset), Fix.Limits.utcOffset.contains(offset) ? offset : nil)
     }
 }

@@ -54,7 +54,7 @@ final class PhotoLocationTests: XCTestCase {
             XCTAssertEqual(altitude < 0, try XCTUnwrap(written.altitude) < 0, "exiftool wrote the altitude's reference")
         }
         // history's text form names the source in its fifth column.
-        let lines = try home.run("history").standardOutput.split(separator: "\n")
+        let lines = try home.run("history", "--utc").standardOutput.split(separator: "\n")
         XCTAssertEqual(lines.count, 4)
         XCTAssertTrue(lines.allSatisfy { $0.split(separator: "\t").last == "photo" }, "\(lines)")
         XCTAssertTrue(lines[0].hasPrefix("2026-11-20T03:15:30Z\t-33.856784,-70.648270\talt -12.5 m\t±4.5 m"), "\(lines)")

@@ -87,9 +87,10 @@ struct TimelineCommandTests {
         let text = try home.run("timeline", "--date", Self.day)
         #expect(text.status == 0)
         let lines = text.standardOutput.split(separator: "\n")
-        #expect(lines.count == 5, "three stays, two moves: \(text.standardOutput)")
+        #expect(lines.count == 6, "the zone, three stays, two moves: \(text.standardOutput)")
+        #expect(lines.first?.hasPrefix("times in ") == true, "\(text.standardOutput)")
         #expect(lines.last?.hasSuffix("1 h 00 min  Café Rosa") == true, "\(text.standardOutput)")
-        #expect(lines[1].contains("1.2 km"), "\(text.standardOutput)")
+        #expect(lines[2].contains("1.2 km"), "\(text.standardOutput)")
     }
 
     /// A note typed with --at now is a stay today, however short, centred on what was typed.

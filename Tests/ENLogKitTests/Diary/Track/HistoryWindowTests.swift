@@ -35,7 +35,7 @@ final class HistoryWindowTests: XCTestCase {
         ]
         for window in windows {
             let expected = window.expected.map { Self.times[$0] }
-            let listed = try home.run(["history", "--track"] + window.arguments)
+            let listed = try home.run(["history", "--track", "--utc"] + window.arguments)
             XCTAssertEqual(listed.status, 0, "\(window.arguments): \(listed.standardError)")
             XCTAssertEqual(listed.standardOutput.split(separator: "\n").map { String($0.prefix(20)) }, expected, "\(window.arguments)")
             let exported = try home.run(["history", "--format", "csv"] + window.arguments)

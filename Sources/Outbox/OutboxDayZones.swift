@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Support
+import Configuration
+import Capture
+
+extension OutboxSchema {
+    static let dayZonesMigration = "day-zones-v1"
+
+    /// `utcOffset` (seconds east of UTC) beside an imported fix and visit: the clock the source
+    /// wrote its time in (Google's newer exports say `+10:00`), so the day it was lived is read in
+    /// that zone rather than in note.time_zone. NULL when the source said only the instant.
+    static func registerDayZonesMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(dayZonesMigration) { db in
+            let range = "BETWEEN \(Fix.Limits.utcOffset.lowerBound) AND \(Fix.Limits.utcOffset.upperBound)"
+            try db.alter(table: "fix") { t in
+                t.add(column: "utcOffset", .integer).check(sql: "utcOffset IS NULL OR utcOffset \(range)")
+            }
+            try db.alter(table: "visit") { t in
+                t.add(column: "utcOffset", .integer).check(sql: "utcOffset IS NULL OR utcOffset \(range)")
+            }
+        }
+    }
+}
+
+extension OutboxStore {
+    /// An offset the history states for an instant: a fix's, or a visit's start or end.
+    public struct LivedOffset: Sendable, Equatable {
+        /// Seconds since 1970.
+        public var time: Double
+        /// Seconds east of UTC.
+        public var offset: Int
+
+        public init(time: Double, offset: Int) {
+            self.time = time
+            self.offset = offset
+        }
+    }
+
+    /// The offsets the history's fixes and visits state in `start..<end` (a visit at its start
+    /// and its end, in the offset its start stated), oldest first. Served by `fix_on_timestamp`; fixes without an offset are skipped
+    /// in SQLite, not loaded.
+    public func livedOffsets(from start: Date, to end: Date) async throws(OutboxError) -> [LivedOffset] {
+        try await read { db in
+            let sql = """
+                SELECT (julianday(timestamp) - 2440587.5) * 86400.0 AS t, utcOffset FROM fix
+                WHERE timestamp >= ?1 AND timestamp < ?2 AND utcOffset IS NOT NULL
+                UNION ALL
+                SELECT (julianday(start) - 2440587.5) * 86400.0 AS t, utcOffset FROM visit
+                WHERE start >= ?1 AND start < ?2 AND utcOffset IS NOT NULL
+                UNION ALL
+                SELECT (julianday("end") - 2440587.5) * 86400.0 AS t, utcOffset FROM visit
+                WHERE "end" >= ?1 AND "end" < ?2 AND "end" > start AND utcOffset IS NOT NULL
+                ORDER BY t
+                """
+            return try Row.fetchAll(db, sql: sql, arguments: [start, end]).map { row in
+                LivedOffset(time: row[0], offset: row[1])
+            }
+        }
+    }
+}
