@@ -11,7 +11,10 @@ import Outbox
 /// recognizes them reads the file. The file is then fed to that reader 1 MiB at a time and its
 /// points are written 10,000 to a transaction (`HistoryImportWriter`), so memory stays bounded
 /// whatever the file's size and a killed import leaves whole chunks. A file that turns out bad
-/// takes back what it added; other files go on.
+/// takes back what it added; other files go on. A file that by its nature holds no point (a
+/// Timeline Edits file of place aggregates, Takeout's `Settings.json`, `archive_browser.html`)
+/// is reported as having nothing to import, which is no failure. A zip archive's members are
+/// reported one by one, as a folder's files are.
 package struct HistoryImport {
     /// What one file gave.
     package struct FileReport: Sendable {
@@ -25,10 +28,11 @@ package struct HistoryImport {
         package var visitsAdded = 0
         /// Why the file added nothing, when it did not.
         package var error: HistoryImportError?
+        /// What the file holds instead of points, when by its nature it holds none: nothing to
+        /// import, and no failure.
+        package var nothingToImport: String?
         /// A file found in a folder or an archive that is no location history: passed over.
         package var passedOver = false
-        /// Members of an archive passed over for the same reason.
-        package var membersPassedOver = 0
         /// With `collectFixes` (`--notes`): the file's fixes, in order.
         package var fixes: [Fix] = []
     }
@@ -53,55 +57,43 @@ package struct HistoryImport {
             var status = stat()
             if stat(input, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
                 let files = HistoryFolder.files(in: input)
-                for file in files { report(importFile(file, named: true, inFolder: true)) }
+                for file in files { importFile(file, inFolder: true, report: report) }
                 if files.isEmpty {
                     report(FileReport(path: input, error: .unreadable(path: input, detail: "the folder holds no file")))
                 }
             } else {
-                report(importFile(input, named: true, inFolder: false))
+                importFile(input, inFolder: false, report: report)
             }
         }
     }
 
-    private func importFile(_ path: String, named: Bool, inFolder: Bool) -> FileReport {
+    private func importFile(_ path: String, inFolder: Bool, report: (FileReport) -> Void) {
         do {
             let source = try HistoryFileSource(path: path)
             let prefix = try Self.prefix(of: source)
             if HistoryArchive.recognizes(prefix[...]) {
-                return try importArchive(path)
+                return try importArchive(path, report: report)
             }
-            return importStream(source, prefix: prefix, path: path, size: source.stream.size, inContainer: inFolder)
+            report(importStream(source, prefix: prefix, path: path, size: source.stream.size, inContainer: inFolder))
         } catch {
-            return FileReport(path: path, error: error)
+            report(FileReport(path: path, error: error))
         }
     }
 
-    /// Every member of a zip archive; members of no known format are passed over.
-    private func importArchive(_ path: String) throws(HistoryImportError) -> FileReport {
+    /// Every member of a zip archive, each reported as a file of a folder is (`archive!member`);
+    /// members of no known format are passed over. An archive that cannot be read further, or
+    /// holds nothing enlog knows, is reported as itself failing, after the members read so far.
+    private func importArchive(_ path: String, report: (FileReport) -> Void) throws(HistoryImportError) {
         let archive = try HistoryArchive(path: path)
-        var total = FileReport(path: path)
-        var imported = 0
-        var failures: [FileReport] = []
+        var known = 0
         while let member = try archive.nextMember() {
             let source = HistoryArchiveMember(archive: archive, member: member)
             let name = path + "!" + member
-            let report = importStream(source, prefix: try Self.prefix(of: source), path: name, size: nil, inContainer: true)
-            if report.error != nil { failures.append(report) }
-            if report.passedOver { total.membersPassedOver += 1 }
-            guard !report.passedOver, report.error == nil else { continue }
-            imported += 1
-            total.format = total.format ?? report.format
-            total.read += report.read
-            total.added += report.added
-            total.alreadyThere += report.alreadyThere
-            total.visitsRead += report.visitsRead
-            total.visitsAdded += report.visitsAdded
-            total.skipped.merge(report.skipped, uniquingKeysWith: +)
-            total.fixes += report.fixes
+            let file = importStream(source, prefix: try Self.prefix(of: source), path: name, size: nil, inContainer: true)
+            if !file.passedOver { known += 1 }
+            report(file)
         }
-        if let failure = failures.first { return failure }
-        if imported == 0 { throw .unknownFormat(path: path, detail: "the zip archive holds no file of a format enlog reads") }
-        return total
+        if known == 0 { throw .unknownFormat(path: path, detail: "the zip archive holds no file of a format enlog reads") }
     }
 
     /// The first bytes of `source`, up to the sniffing length.
@@ -125,6 +117,10 @@ package struct HistoryImport {
             return report
         }
         guard let kind = HistoryReaders.kind(for: content) else {
+            if let holds = Self.holdsNoHistory(content) {
+                report.nothingToImport = holds
+                return report
+            }
             report.passedOver = inContainer
             if !inContainer { report.error = .unknownFormat(path: path, detail: Self.describe(content)) }
             return report
@@ -170,6 +166,10 @@ package struct HistoryImport {
             }
             report.added = 0
             report.fixes = []
+            if case .badFile(_, _, let cause)? = report.error, cause.holdsNoPoints {
+                report.error = nil
+                report.nothingToImport = cause.reason
+            }
         }
         progress?.endFile()
         return report
@@ -180,6 +180,31 @@ package struct HistoryImport {
     static func identity(of path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
         return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// What a file of a kind that holds no location history by its nature holds instead, told by
+    /// its content: Takeout's `Settings.json` (its devices' settings), a web page (Takeout's
+    /// `archive_browser.html`). Nil for anything else, which stays unknown.
+    static func holdsNoHistory(_ content: ArraySlice<UInt8>) -> String? {
+        let text = content.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if text.first == UInt8(ascii: "{"), Self.contains(text, Array(#""deviceSettings""#.utf8)) {
+            return "Google's Location History settings (Settings.json: devices, no points)"
+        }
+        let start = String(decoding: text.prefix(15), as: UTF8.self).lowercased()
+        if start.hasPrefix("<!doctype html") || start.hasPrefix("<html") {
+            return "a web page, no points (Takeout's archive_browser.html is one)"
+        }
+        return nil
+    }
+
+    private static func contains(_ bytes: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        var index = bytes.startIndex
+        while let found = bytes[index...].firstIndex(of: first) {
+            if bytes[found...].starts(with: needle) { return true }
+            index = bytes.index(after: found)
+        }
+        return false
     }
 
     /// A few words on what a file of no known format starts with, for its error.
