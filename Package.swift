@@ -84,6 +84,8 @@ let package = Package(
                 .embedInCode("ENML/DTD/xhtml-symbol.ent"),
                 .embedInCode("Note/DefaultTemplate/title.mustache"),
                 .embedInCode("Note/DefaultTemplate/content.mustache"),
+                // templates/classic: the original title; its content is the default's.
+                .embedInCode("Note/ClassicTitle.mustache"),
             ],
             swiftSettings: [libXML2HeadersForSwift]
         ),
