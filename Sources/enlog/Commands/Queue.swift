@@ -190,7 +190,8 @@ struct History: AsyncParsableCommand {
         discussion: """
             One line per fix, always five tab-separated columns: time, latitude,longitude, \
             altitude, accuracy, source ("-" when unknown). --track also lists the fixes without \
-            a note: the route watch keeps and imported tracks. --format exports every fix. \
+            a note: the route watch keeps and imported tracks; without it, a line on stderr says \
+            how many such fixes the span holds. --format exports every fix. \
             --since, --until and --date are read in note.time_zone (default: TZ, else the system's).
 
             Examples:
@@ -219,6 +220,17 @@ struct History: AsyncParsableCommand {
         } else {
             for fix in fixes { try Terminal.standardOutput(OutboxJSON.line(fix)) }
         }
+        if !track {
+            // The track and imports are most of a history: say they are there and how to see them.
+            let left = try await outbox.unnotedFixCount(since: start, until: end)
+            if left > 0 { Terminal.standardError(Self.trackHint(left)) }
+        }
+    }
+
+    /// "enlog: 3605 more fixes without a note here …": on standard error, so the columns stay as they are.
+    static func trackHint(_ count: Int) -> String {
+        "enlog: \(count) more fix\(count == 1 ? "" : "es") without a note in this span (watch's track, imports): "
+            + "--track lists \(count == 1 ? "it" : "them"), --format gpx exports the track"
     }
 }
 
