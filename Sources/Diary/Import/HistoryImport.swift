@@ -187,7 +187,7 @@ package struct HistoryImport {
     /// `archive_browser.html`). Nil for anything else, which stays unknown.
     static func holdsNoHistory(_ content: ArraySlice<UInt8>) -> String? {
         let text = content.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        if text.first == UInt8(ascii: "{"), Self.contains(text, Array(#""deviceSettings""#.utf8)) {
+        if text.first == UInt8(ascii: "{"), Self.hasList(text, named: #""deviceSettings""#) {
             return "Google's Location History settings (Settings.json: devices, no points)"
         }
         let start = String(decoding: text.prefix(15), as: UTF8.self).lowercased()
@@ -197,12 +197,34 @@ package struct HistoryImport {
         return nil
     }
 
-    private static func contains(_ bytes: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, bytes.count >= needle.count else { return false }
-        var index = bytes.startIndex
-        while let found = bytes[index...].firstIndex(of: first) {
-            if bytes[found...].starts(with: needle) { return true }
-            index = bytes.index(after: found)
+    /// Whether the document's top-level object has `key` (quoted) with a list for its value, as
+    /// Settings.json has `"deviceSettings": [`. Only the top level counts: a JSON Schema of that
+    /// file names the key with an object there, and holds such a list only in a nested example.
+    private static func hasList(_ bytes: ArraySlice<UInt8>, named key: String) -> Bool {
+        let needle = Array(key.utf8), space: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+        var depth = 0, index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                // A string: at the top level, perhaps the key.
+                let start = index
+                index = bytes.index(after: index)
+                while index < bytes.endIndex, bytes[index] != UInt8(ascii: "\"") {
+                    index = bytes.index(index, offsetBy: bytes[index] == UInt8(ascii: "\\") ? 2 : 1, limitedBy: bytes.endIndex) ?? bytes.endIndex
+                }
+                guard index < bytes.endIndex else { return false }
+                index = bytes.index(after: index)
+                if depth == 1, bytes[start..<index].elementsEqual(needle) {
+                    let rest = bytes[index...].drop { space.contains($0) }
+                    if rest.first == UInt8(ascii: ":"), rest.dropFirst().drop(while: { space.contains($0) }).first == UInt8(ascii: "[") {
+                        return true
+                    }
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { depth += 1 }
+            if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") { depth -= 1 }
+            index = bytes.index(after: index)
         }
         return false
     }
