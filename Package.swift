@@ -84,6 +84,8 @@ let package = Package(
                 .embedInCode("ENML/DTD/xhtml-symbol.ent"),
                 .embedInCode("Note/DefaultTemplate/title.mustache"),
                 .embedInCode("Note/DefaultTemplate/content.mustache"),
+                // templates/classic: the original title; its content is the default's.
+                .embedInCode("Note/ClassicTitle.mustache"),
             ],
             swiftSettings: [libXML2HeadersForSwift]
         ),
@@ -97,7 +99,7 @@ let package = Package(
         .target(name: "Sync", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary"]),
         // Beside Sync, above it: an export writes the note a sync would upload, and an export
         // that marks notes holds the sync lock.
-        .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Sync"]),
+        .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Diary", "Sync"]),
         .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "CMalloc"]),
         // How each parser of outside input is driven, one input at a time: the libFuzzer targets
         // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.

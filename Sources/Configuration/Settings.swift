@@ -49,7 +49,7 @@ extension Setting {
     public static let geocodingTimeout = Setting("geocoding.timeout", .number, default: "3", range: .shortWaitSeconds, "longest wait for an address, seconds")
     public static let geocodingInterval = Setting("geocoding.min_interval", .number, default: nil, range: .spacingSeconds, "least time between two address requests, seconds, across every enlog process; unset: 1.1 (OpenStreetMap's policy), 0 for a geocoder on this machine")
     public static let geocodingContact = Setting("geocoding.contact", .string, default: nil, "contact (e-mail or URL) sent in the User-Agent, as Nominatim's policy asks")
-    public static let template = Setting("note.template", .string, default: "default", "template: 'default' or a directory holding title.mustache and content.mustache")
+    public static let template = Setting("note.template", .string, default: "default", "template: 'default', 'classic' or a directory holding title.mustache and content.mustache")
     public static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
     public static let tags = Setting("note.tags", .list, default: "LocationHistory", "tags, comma-separated in the environment")
     public static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times and days (default: TZ as `date` reads it, else the system's)")

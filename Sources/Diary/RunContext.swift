@@ -98,10 +98,11 @@ public final class RunContext: Sendable {
     }
 
     /// The logger `log`, `watch` and `import --notes` write notes through.
-    public func logger(outbox: OutboxStore, accountKey: String?) throws -> LocationLogger {
+    /// - Parameter addressLater: no lookup now, but one before upload (`log --no-geocode`).
+    public func logger(outbox: OutboxStore, accountKey: String?, addressLater: Bool = false) throws -> LocationLogger {
         LocationLogger(outbox: outbox, renderer: try noteRenderer(), lookup: places(outbox),
                        lookupBudget: config.duration(.geocodingTimeout), account: accountKey,
-                       maps: maps, mapBudget: logMapBudget)
+                       maps: maps, mapBudget: logMapBudget, addressLater: addressLater)
     }
 
     /// The digest writer of `digest` and `watch.digest`.

@@ -3,6 +3,7 @@ import Support
 import EvernoteAPI
 import Compose
 import Outbox
+import Diary
 import Sync
 
 /// `enlog export --enex FILE`: the outbox's notes as one ENEX 4.0 file, which every Evernote
@@ -50,6 +51,9 @@ public struct ENEXExport: Sendable {
     let destination: Destination
     let selection: ExportSelection
     let markExported: Bool
+    /// Fills the address of a note still waiting for it, or renders it with its coordinates
+    /// alone: no note goes into the file "Address pending". Nil: notes go as queued.
+    let addresses: ExportAddresses?
     let clock: @Sendable () -> Date
 
     static let pageSize = 50
@@ -57,7 +61,8 @@ public struct ENEXExport: Sendable {
     /// - Parameter markExported: take only queued notes (`ExportSelection.queued`, within the
     ///   rest of `selection`) and mark them `exported` once the file is complete.
     public init(outbox: OutboxStore, destination: Destination, selection: ExportSelection, markExported: Bool,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+                addresses: ExportAddresses? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.addresses = addresses
         self.outbox = outbox
         self.destination = destination
         var selection = selection
@@ -84,8 +89,9 @@ public struct ENEXExport: Sendable {
             let page = try await outbox.exportPage(selection, afterId: cursor, limit: Self.pageSize)
             guard let last = page.last else { break }
             cursor = last.id
-            for note in page {
-                let id = note.id!
+            for queued in page {
+                let id = queued.id!
+                let note = try await addresses?.complete(queued) ?? queued
                 var resources: [NoteResource] = []
                 for resourceId in try await outbox.resourceIds(of: id) {
                     if let resource = try await outbox.resource(id: resourceId) { resources.append(resource) }
@@ -101,7 +107,7 @@ public struct ENEXExport: Sendable {
                 summary.notes += 1
                 if try await outbox.digestDay(of: id) != nil { summary.digests += 1 }
                 summary.resources += resources.count
-                if note.addressPending || waitingForMaps.contains(id) { summary.withoutPendingAddressOrMap += 1 }
+                if queued.addressPending || waitingForMaps.contains(id) { summary.withoutPendingAddressOrMap += 1 }
                 observer(.written(id: id, title: note.title))
             }
         }

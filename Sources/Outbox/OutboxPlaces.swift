@@ -24,21 +24,67 @@ extension OutboxSchema {
     }
 }
 
+extension OutboxSchema {
+    static let placeNameSourcesMigration = "day-names-place-sources"
+
+    /// A place's name may come from an import's address (`nameSource` 'address'), and the
+    /// placeholder labels earlier versions took for names from Google's kinds of place
+    /// ("Location", "Address", "Unknown") are names no more: those places are unnamed again, for
+    /// the import's address or the geocoder to name. SQLite cannot change a CHECK constraint:
+    /// the table is made anew with the rows it had.
+    static func registerPlaceNameSourcesMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(placeNameSourcesMigration) { db in
+            try db.create(table: "placeNamedBySource") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
+                t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
+                t.column("radius", .double).notNull().check { $0 > 0 }
+                t.column("name", .text)
+                t.column("nameSource", .text).check(sql: "nameSource IN ('user', 'google', 'address', 'geocoder')")
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.execute(sql: """
+                INSERT INTO placeNamedBySource (id, latitude, longitude, radius, name, nameSource, createdAt)
+                SELECT id, latitude, longitude, radius, name, nameSource, createdAt FROM place
+                """)
+            try db.drop(table: "place")
+            try db.rename(table: "placeNamedBySource", to: "place")
+            let named = try Row.fetchAll(db, sql: "SELECT id, name FROM place WHERE nameSource = 'google' AND name IS NOT NULL")
+            for row in named where VisitNames.isPlaceholder(row["name"] as String) {
+                try db.execute(sql: "UPDATE place SET name = NULL, nameSource = NULL WHERE id = ?", arguments: [row["id"] as Int64])
+            }
+        }
+    }
+}
+
 /// A place someone stays at: a centre, a radius, and a name with where it came from.
 public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
-    public enum NameSource: String, Codable, Sendable {
+    public enum NameSource: String, Codable, Sendable, CaseIterable {
         /// `enlog places name` or `add`: never replaced by anything else.
         case user
-        /// An import's label (HOME, WORK) or visit name.
+        /// An import's own name for the place: a visit's name, or its label (Home, Work).
         case google
+        /// An import's address for the place, where it gives no name (Google's searched
+        /// addresses and private labels).
+        case address
         /// The geocoder's most specific name for the centre.
         case geocoder
 
         /// Whether a name from `self` may replace one from `other`.
         public func outranks(_ other: NameSource?) -> Bool {
             guard let other else { return true }
-            let order: [NameSource] = [.geocoder, .google, .user]
+            let order: [NameSource] = [.geocoder, .address, .google, .user]
             return order.firstIndex(of: self)! > order.firstIndex(of: other)!
+        }
+
+        /// Where the name came from, as `places` says it.
+        public var description: String {
+            switch self {
+            case .user: return "yours"
+            case .google: return "the import's name"
+            case .address: return "the import's address"
+            case .geocoder: return "the geocoder's"
+            }
         }
     }
 

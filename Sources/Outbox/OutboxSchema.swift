@@ -116,6 +116,7 @@ enum OutboxSchema {
         registerHistoryImportMigration(&migrator)
         registerPlacesMigration(&migrator)
         registerDayZonesMigration(&migrator)
+        registerPlaceNameSourcesMigration(&migrator)
         return migrator
     }
 

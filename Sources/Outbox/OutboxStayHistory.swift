@@ -26,6 +26,7 @@ extension OutboxStore {
         public var end: Double
         public var name: String?
         public var semanticType: String?
+        public var address: String?
     }
 
     /// Seconds since 1970 of a stored time ("yyyy-MM-dd HH:mm:ss.SSS", UTC), in SQL.
@@ -77,11 +78,12 @@ extension OutboxStore {
     public func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
         try await read { db in
             let sql = """
-                SELECT latitude, longitude, \(Self.epochSeconds("start")), \(Self.epochSeconds("\"end\"")), name, semanticType
+                SELECT latitude, longitude, \(Self.epochSeconds("start")), \(Self.epochSeconds("\"end\"")), name, semanticType, address
                 FROM visit WHERE start < ? AND "end" > ? ORDER BY start, id
                 """
             return try Row.fetchAll(db, sql: sql, arguments: [end, start]).map { row in
-                StayVisit(latitude: row[0], longitude: row[1], start: row[2], end: row[3], name: row[4], semanticType: row[5])
+                StayVisit(latitude: row[0], longitude: row[1], start: row[2], end: row[3], name: row[4], semanticType: row[5],
+                          address: row[6])
             }
         }
     }

@@ -270,6 +270,17 @@ public struct OutboxStore: Sendable {
         }
     }
 
+    /// How many fixes of `since..<until` carry no note (the track `watch` keeps, imported tracks):
+    /// what `history` without `--track` leaves out, counted by SQLite.
+    public func unnotedFixCount(since: Date? = nil, until: Date? = nil) async throws(OutboxError) -> Int {
+        try await read { db in
+            var request = FixRecord.filter(sql: "NOT EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
+            if let since { request = request.filter(Column("timestamp") >= since) }
+            if let until { request = request.filter(Column("timestamp") < until) }
+            return try request.fetchCount(db)
+        }
+    }
+
     /// The most recently taken fix in the history, if any (where `watch`'s track resumes after a restart).
     public func latestFix() async throws(OutboxError) -> FixRecord? {
         try await readSkipping { db, unreadable in

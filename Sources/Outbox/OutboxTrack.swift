@@ -64,3 +64,10 @@ extension OutboxStore {
         try await read { db in try OutboxNote.filter(OutboxNote.Columns.fixId == fixId).fetchCount(db) > 0 }
     }
 }
+
+extension OutboxStore {
+    /// The fix of the history with this id; nil when there is none.
+    public func fixRecord(id: Int64) async throws(OutboxError) -> FixRecord? {
+        try await read { db in try FixRecord.fetchOne(db, id: id) }
+    }
+}

@@ -14,29 +14,31 @@ extension SyncRun {
 
     /// Notes queued before their address was known: look it up (bounded), re-render and
     /// re-validate, store (`resolveAddress`). After `addressAttempts` failed lookups (counted
-    /// once per run), or with no lookup configured, the note is released as queued — its
-    /// coordinates and map link, no address — rather than held forever.
+    /// once per run), or with no lookup configured, the note is released without it: rendered
+    /// again with its coordinates alone (`AddressRelease`), never uploaded "Address pending".
     func resolveDeferredAddresses() async throws {
+        let rows = try await outbox.notesWaitingForAddress(limit: options.maxNotes ?? 1000)
         guard engine.placeLookup != nil, engine.renderer != nil else {
-            // No lookup to make: every waiting note goes as rendered at log time, in one transaction.
-            let ids = try await outbox.idsWaitingForAddress(limit: options.maxNotes ?? 1000)
-            summary.addressesResolved += try await outbox.releaseWithoutAddress(ids, now: engine.clock()).count
+            // No lookup to make: every waiting note goes with its coordinates alone.
+            summary.addressesResolved += try await AddressRelease.release(rows, outbox: outbox, renderer: engine.renderer,
+                                                                          now: engine.clock())
             return
         }
-        let rows = try await outbox.notesWaitingForAddress(limit: options.maxNotes ?? 1000)
         var lookups = 0, consecutiveLookupFailures = 0
-        // Notes going without their address, released together in one transaction at the end.
-        var release: [Int64] = []
+        // Notes going without their address, released together at the end.
+        var release: [(note: OutboxNote, fix: FixRecord?)] = []
         do {
             try await lookUp(rows, release: &release, lookups: &lookups, consecutiveLookupFailures: &consecutiveLookupFailures)
         } catch {
-            summary.addressesResolved += try await outbox.releaseWithoutAddress(release, now: engine.clock()).count
+            summary.addressesResolved += try await AddressRelease.release(release, outbox: outbox, renderer: engine.renderer,
+                                                                          now: engine.clock())
             throw error
         }
-        summary.addressesResolved += try await outbox.releaseWithoutAddress(release, now: engine.clock()).count
+        summary.addressesResolved += try await AddressRelease.release(release, outbox: outbox, renderer: engine.renderer,
+                                                                      now: engine.clock())
     }
 
-    private func lookUp(_ rows: [(note: OutboxNote, fix: FixRecord?)], release: inout [Int64],
+    private func lookUp(_ rows: [(note: OutboxNote, fix: FixRecord?)], release: inout [(note: OutboxNote, fix: FixRecord?)],
                         lookups: inout Int, consecutiveLookupFailures: inout Int) async throws {
         for (note, record) in rows {
             if cancellation.isCancelled { throw Stop(reason: .cancelled) }
@@ -48,7 +50,8 @@ extension SyncRun {
                     let fix = try record.fix()
                     let place = try await withDeadline(options.addressBudget) { try await lookup.place(for: fix) }
                     let draft = try renderer.render(fix: fix, place: place, uid: note.uid, map: try await outbox.mapReference(of: id),
-                                                    entry: try await outbox.diaryEntry(of: id))
+                                                    entry: try await outbox.diaryEntry(of: id),
+                                                    placeName: try await outbox.userPlaceName(latitude: fix.latitude, longitude: fix.longitude))
                     try await outbox.rememberPlace(id, place)
                     try await outbox.resolveAddress(id, placeName: draft.placeName, title: draft.title,
                                                     content: draft.content, now: engine.clock())
@@ -68,8 +71,8 @@ extension SyncRun {
             } else if engine.placeLookup != nil && engine.renderer != nil && record != nil {
                 continue   // lookup budget for this run used up: try in a later run
             }
-            // Give up on the address: upload the note as rendered at log time.
-            release.append(id)
+            // Give up on the address: the note goes with its coordinates alone.
+            release.append((note, record))
         }
     }
 }

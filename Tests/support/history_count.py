@@ -4,11 +4,14 @@ KML and TCX, csv, json, zipfile) and applies the rules enlog documents: a point 
 between 1980 and 2100 and a position that is not 0,0; a GPX track point without a time makes the
 file wrong; a KML Placemark with a TimeSpan is a stay.
 
-    history_count.py FORMAT:FILE...   prints {FILE: {"points": N, "visits": V} | {"refuse": WORDS} | {"pending": WHY}}
+    history_count.py FORMAT:FILE...   prints {FILE: {"points": N, "visits": V} | {"refuse": WORDS}
+                                              | {"nothing": WORDS} | {"pending": WHY}}
 
 "refuse" gives words the refusal must contain (one of several, separated by |: a JSON Schema may
-be taken for the format it describes, and then holds no point). The JSON formats are counted by
-history_counts.py (json.load, the rules of the JSON readers).
+be taken for the format it describes, and then holds no point). "nothing" is a file that by its
+nature holds no point (Takeout's Settings.json, a Timeline Edits file of place aggregates only):
+enlog names it "nothing to import" with these words and does not fail. The JSON formats are
+counted by history_counts.py (json.load, the rules of the JSON readers).
 """
 import csv
 import datetime
@@ -24,7 +27,7 @@ HIGH = datetime.datetime(2100, 1, 1, tzinfo=datetime.timezone.utc).timestamp()
 JSON_FAMILY = {"records-json": "google-records", "semantic-history": "google-semantic",
                "android-timeline": "android-timeline", "ios-location-history": "ios-timeline",
                "timeline-edits": "timeline-edits", "owntracks-json": "owntracks-json", "geojson": "geojson",
-               "geojson-coordtimes": "geojson", "overland-geojson": "geojson", "polarsteps": None, "settings-json": None}
+               "geojson-coordtimes": "geojson", "overland-geojson": "geojson", "polarsteps": None, "settings-json": "settings"}
 
 
 def epoch(value):
@@ -213,11 +216,15 @@ def json_file(kind, path):
         return {"refuse": "is empty"}
     if reader is None:
         return {"refuse": "not a location history"}
+    if reader == "settings":
+        # Google's Location History settings: devices, never a point.
+        document = json.loads(text)
+        return {"nothing": "Settings.json"} if isinstance(document, dict) and "deviceSettings" in document else {"refuse": "not a location history"}
     out = history_counts.Out()
     out.refused = False
     history_counts.READERS[reader](json.loads(text), out)
     if out.refused:
-        return {"refuse": "no raw-signal positions"}
+        return {"nothing": "no raw-signal positions"}
     return result(len(out.points), len(out.visits))
 
 

@@ -88,10 +88,20 @@ package struct HistoryFileError: Error, Sendable, Equatable {
     }
     package var place: Place
     package var reason: String
+    /// The file is whole and of its format, but by its nature holds no point (a Timeline Edits
+    /// file of place aggregates only): nothing to import, not a failure.
+    package var holdsNoPoints = false
 
     package init(_ reason: String, at place: Place = .wholeFile) {
         self.reason = reason
         self.place = place
+    }
+
+    /// A file that holds no point by its nature, `reason` saying what it holds instead.
+    package static func nothingToImport(_ reason: String) -> HistoryFileError {
+        var error = HistoryFileError(reason)
+        error.holdsNoPoints = true
+        return error
     }
 }
 

@@ -2,13 +2,14 @@ import Foundation
 
 /// Google Takeout's `Timeline Edits.json`: `timelineEdits[].rawSignal.signal.position` holds a
 /// raw-signal point (`point.latE7`/`lngE7`, `timestamp`, `accuracyMm`), with the edit's `deviceId`.
-/// Most such files hold only place aggregates and settings: a file with no position at all is
-/// refused with that reason, so the importer says it imported nothing and why.
+/// Most such files hold only place aggregates and settings (all Takeout gives since 2025): a file
+/// with no position at all ends with `HistoryFileError.nothingToImport`, so the importer names it
+/// as holding nothing to import, without failing the run.
 package typealias TimelineEditsReader = JSONHistoryReader<TimelineEditsMachine>
 
 package final class TimelineEditsMachine: HistoryJSONMachine, JSONHistoryFormat {
     package static let format = HistoryFormat.timelineEdits
-    package static let noPositionsReason = "a Timeline Edits file with no raw-signal positions (only place aggregates or settings): nothing to import"
+    package static let noPositionsReason = "a Timeline Edits file with no raw-signal positions (only place aggregates or settings)"
     enum Key: Int32 {
         case timelineEdits, deviceId, rawSignal, signal, position, point, latE7, lngE7
         case timestamp, accuracyMm, altitudeMeters, speedMetersPerSecond
@@ -65,6 +66,6 @@ package final class TimelineEditsMachine: HistoryJSONMachine, JSONHistoryFormat 
     }
 
     override package func documentEnded() throws(HistoryFileError) {
-        if positions == 0 { throw HistoryFileError(Self.noPositionsReason) }
+        if positions == 0 { throw HistoryFileError.nothingToImport(Self.noPositionsReason) }
     }
 }

@@ -81,8 +81,14 @@ public struct NoteRenderer: Sendable {
     /// - Parameters:
     ///   - map: the map image the note carries, shown by `{{#map}}…{{hash}}…{{/map}}`.
     ///   - entry: the user's words and files (`{{#message}}`, `{{#attachments}}`).
+    ///   - addressPending: whether the address is still to be looked up (`{{#addressPending}}`);
+    ///     nil: whenever `place` is nil. False without a place: the note goes with its
+    ///     coordinates alone (geocoding off, or the lookup failed for good).
+    ///   - placeName: the name of the place the user named that holds the fix (`{{placeName}}`).
     public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased(),
-                       map: MapReference? = nil, entry: DiaryEntry = DiaryEntry()) throws(NoteError) -> NoteDraft {
+                       map: MapReference? = nil, entry: DiaryEntry = DiaryEntry(), addressPending: Bool? = nil,
+                       placeName: String? = nil) throws(NoteError) -> NoteDraft {
+        let addressPending = place == nil && (addressPending ?? true)
         let place = place.map { Place(address: ENMLCharacters.cleaned($0.address), displayName: $0.displayName.map(ENMLCharacters.cleaned)) }
         for tag in style.tags where !NoteNames.isEdgeTrimmedName(tag, maxLength: NoteNames.tagLength) || tag.contains(",") {
             throw .invalidTitle("tag '\(tag)' must be 1 to 100 characters, without commas or leading/trailing spaces")
@@ -90,7 +96,8 @@ public struct NoteRenderer: Sendable {
         if let notebook = style.notebook, !NoteNames.isEdgeTrimmedName(notebook, maxLength: NoteNames.notebookLength) {
             throw .invalidTitle("notebook name '\(notebook)' must be 1 to 100 characters, without leading/trailing spaces")
         }
-        var base = self.context(fix: fix, place: place)
+        var base = self.context(fix: fix, place: place, addressPending: addressPending)
+        if let placeName = placeName.map(ENMLCharacters.cleaned), !placeName.isEmpty { base["placeName"] = placeName }
         if let map { base["map"] = ["hash": map.hash, "width": map.width, "height": map.height] as [String: Any] }
         let context = base.merging(entry.templateValues) { $1 }
         let title = try Self.checkedTitle(template.title.render(context))
@@ -108,7 +115,7 @@ public struct NoteRenderer: Sendable {
         var draft = NoteDraft(uid: uid, title: title, content: content, notebookName: style.notebook, tags: style.tags,
                          placeName: style.setsPlaceName ? place.map { String($0.address.prefix(4096)) } : nil,
                          subjectDate: fix.timestamp, source: Self.sourceApplication,
-                         sourceApplication: Self.sourceApplication, addressPending: place == nil)
+                         sourceApplication: Self.sourceApplication, addressPending: addressPending)
         draft.place = place
         draft.message = entry.message
         return draft
@@ -116,13 +123,13 @@ public struct NoteRenderer: Sendable {
 
     /// The values a template can use; absent ones are left out so `{{#x}}` sections skip them.
     /// Text from outside (the geocoder's answer, settings) arrives cleaned of what a note cannot carry.
-    func context(fix: Fix, place: Place?) -> [String: Any] {
-        uncleanedContext(fix: fix, place: place).mapValues { value in
+    func context(fix: Fix, place: Place?, addressPending: Bool? = nil) -> [String: Any] {
+        uncleanedContext(fix: fix, place: place, addressPending: addressPending ?? (place == nil)).mapValues { value in
             (value as? String).map(ENMLCharacters.cleaned) ?? value
         }
     }
 
-    private func uncleanedContext(fix: Fix, place: Place?) -> [String: Any] {
+    private func uncleanedContext(fix: Fix, place: Place?, addressPending: Bool) -> [String: Any] {
         let latitude = Self.coordinate(fix.latitude), longitude = Self.coordinate(fix.longitude)
         // The calendar year by day arithmetic (InstantText), never the week-year `YYYY` the original
         // app used (2013-12-30 printed as 2014), and no formatter: ICU's costs every `log` its start-up.
@@ -139,7 +146,7 @@ public struct NoteRenderer: Sendable {
             "timeZone": style.timeZone.identifier,
             "mapURL": mapURL(latitude: latitude, longitude: longitude),
             "source": Self.describe(fix.source),
-            "addressPending": place == nil,
+            "addressPending": addressPending,
         ]
         if let place {
             context["address"] = place.address

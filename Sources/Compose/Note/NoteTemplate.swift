@@ -38,7 +38,7 @@ public enum NoteError: ENLogError, Equatable {
     public var recoverySuggestion: String? {
         switch self {
         case .templateNotFound, .templateUnreadable:
-            return "use --template default, or a directory with title.mustache and content.mustache"
+            return "use --template default or classic, or a directory with title.mustache and content.mustache"
         case .templateSyntax, .invalidENML, .invalidTitle:
             return "fix the template; `enlog validate` checks ENML files; nothing was stored"
         case .messageTooLong:
@@ -51,6 +51,9 @@ public enum NoteError: ENLogError, Equatable {
 /// escaped for XML in the content (`{{x}}`); `{{{x}}}` inserts raw markup.
 public struct NoteTemplate: Sendable {
     public static let defaultName = "default"
+    /// The title enlog's first versions wrote, `LocationHistory [time]: address or coordinates`,
+    /// over the default content (templates/classic).
+    public static let classicName = "classic"
 
     let name: String
     let title: MustacheTemplate
@@ -64,6 +67,17 @@ public struct NoteTemplate: Sendable {
                                     content: String(decoding: PackageResources.content_mustache, as: UTF8.self))
         } catch {
             preconditionFailure("the built-in template does not parse: \(error)")
+        }
+    }()
+
+    /// `classic`, compiled in as `default` is.
+    public static let classic: NoteTemplate = {
+        do {
+            return try NoteTemplate(name: classicName,
+                                    title: String(decoding: PackageResources.ClassicTitle_mustache, as: UTF8.self),
+                                    content: String(decoding: PackageResources.content_mustache, as: UTF8.self))
+        } catch {
+            preconditionFailure("the classic template does not parse: \(error)")
         }
     }()
 
@@ -103,9 +117,10 @@ public struct NoteTemplate: Sendable {
         }
     }
 
-    /// `default`, or a directory holding `title.mustache` and `content.mustache`.
+    /// `default`, `classic`, or a directory holding `title.mustache` and `content.mustache`.
     public static func load(_ nameOrDirectory: String) throws(NoteError) -> NoteTemplate {
         if nameOrDirectory == defaultName { return builtIn }
+        if nameOrDirectory == classicName { return classic }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: nameOrDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .templateNotFound(nameOrDirectory)

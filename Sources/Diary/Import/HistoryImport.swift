@@ -11,7 +11,10 @@ import Outbox
 /// recognizes them reads the file. The file is then fed to that reader 1 MiB at a time and its
 /// points are written 10,000 to a transaction (`HistoryImportWriter`), so memory stays bounded
 /// whatever the file's size and a killed import leaves whole chunks. A file that turns out bad
-/// takes back what it added; other files go on.
+/// takes back what it added; other files go on. A file that by its nature holds no point (a
+/// Timeline Edits file of place aggregates, Takeout's `Settings.json`, `archive_browser.html`)
+/// is reported as having nothing to import, which is no failure. A zip archive's members are
+/// reported one by one, as a folder's files are.
 package struct HistoryImport {
     /// What one file gave.
     package struct FileReport: Sendable {
@@ -25,10 +28,11 @@ package struct HistoryImport {
         package var visitsAdded = 0
         /// Why the file added nothing, when it did not.
         package var error: HistoryImportError?
+        /// What the file holds instead of points, when by its nature it holds none: nothing to
+        /// import, and no failure.
+        package var nothingToImport: String?
         /// A file found in a folder or an archive that is no location history: passed over.
         package var passedOver = false
-        /// Members of an archive passed over for the same reason.
-        package var membersPassedOver = 0
         /// With `collectFixes` (`--notes`): the file's fixes, in order.
         package var fixes: [Fix] = []
     }
@@ -60,63 +64,52 @@ package struct HistoryImport {
             if HistoryPath.isDirectory(input) {
                 let listing = HistoryFolder.files(in: input)
                 for failure in listing.unreadable { report(FileReport(path: failure.path, error: failure.error)) }
-                var passedOver = 0
+                var readSomething = false
                 for file in listing.files {
-                    let fileReport = importFile(file, named: true, inFolder: true)
-                    if fileReport.passedOver { passedOver += 1 }
-                    report(fileReport)
+                    importFile(file, inFolder: true) { fileReport in
+                        if !fileReport.passedOver { readSomething = true }
+                        report(fileReport)
+                    }
                 }
                 // Nothing read and nothing failed: said, whether the folder is empty or holds only other files.
-                if listing.unreadable.isEmpty, passedOver == listing.files.count {
+                if listing.unreadable.isEmpty, !readSomething {
                     let shown = HistoryPath.shown(input)
-                    report(FileReport(path: shown, error: .noHistoryInFolder(path: shown, passedOver: passedOver)))
+                    report(FileReport(path: shown, error: .noHistoryInFolder(path: shown, passedOver: listing.files.count)))
                 }
             } else {
-                report(importFile(input, named: true, inFolder: false))
+                importFile(input, inFolder: false, report: report)
             }
         }
     }
 
-    private func importFile(_ bytes: [UInt8], named: Bool, inFolder: Bool) -> FileReport {
+    private func importFile(_ bytes: [UInt8], inFolder: Bool, report: (FileReport) -> Void) {
         let path = HistoryPath.shown(bytes)
         do {
             let source = try HistoryFileSource(path: bytes, name: path)
             let prefix = try Self.prefix(of: source)
             if HistoryArchive.recognizes(prefix[...]) {
-                return try importArchive(bytes, shownAs: path)
+                return try importArchive(bytes, shownAs: path, report: report)
             }
-            return importStream(source, prefix: prefix, path: path, size: source.stream.size, inContainer: inFolder)
+            report(importStream(source, prefix: prefix, path: path, size: source.stream.size, inContainer: inFolder))
         } catch {
-            return FileReport(path: path, error: error)
+            report(FileReport(path: path, error: error))
         }
     }
 
-    /// Every member of a zip archive; members of no known format are passed over.
-    private func importArchive(_ bytes: [UInt8], shownAs path: String) throws(HistoryImportError) -> FileReport {
+    /// Every member of a zip archive, each reported as a file of a folder is (`archive!member`);
+    /// members of no known format are passed over. An archive that cannot be read further, or
+    /// holds nothing enlog knows, is reported as itself failing, after the members read so far.
+    private func importArchive(_ bytes: [UInt8], shownAs path: String, report: (FileReport) -> Void) throws(HistoryImportError) {
         let archive = try HistoryArchive(bytes: bytes, path: path)
-        var total = FileReport(path: path)
-        var imported = 0
-        var failures: [FileReport] = []
+        var known = 0
         while let member = try archive.nextMember() {
             let source = HistoryArchiveMember(archive: archive, member: member)
             let name = path + "!" + member
-            let report = importStream(source, prefix: try Self.prefix(of: source), path: name, size: nil, inContainer: true)
-            if report.error != nil { failures.append(report) }
-            if report.passedOver { total.membersPassedOver += 1 }
-            guard !report.passedOver, report.error == nil else { continue }
-            imported += 1
-            total.format = total.format ?? report.format
-            total.read += report.read
-            total.added += report.added
-            total.alreadyThere += report.alreadyThere
-            total.visitsRead += report.visitsRead
-            total.visitsAdded += report.visitsAdded
-            total.skipped.merge(report.skipped, uniquingKeysWith: +)
-            total.fixes += report.fixes
+            let file = importStream(source, prefix: try Self.prefix(of: source), path: name, size: nil, inContainer: true)
+            if !file.passedOver { known += 1 }
+            report(file)
         }
-        if let failure = failures.first { return failure }
-        if imported == 0 { throw .unknownFormat(path: path, detail: "the zip archive holds no file of a format enlog reads") }
-        return total
+        if known == 0 { throw .unknownFormat(path: path, detail: "the zip archive holds no file of a format enlog reads") }
     }
 
     /// The first bytes of `source`, up to the sniffing length.
@@ -140,6 +133,10 @@ package struct HistoryImport {
             return report
         }
         guard let kind = HistoryReaders.kind(for: content) else {
+            if let holds = Self.holdsNoHistory(content) {
+                report.nothingToImport = holds
+                return report
+            }
             report.passedOver = inContainer
             if !inContainer { report.error = .unknownFormat(path: path, detail: Self.describe(content)) }
             return report
@@ -186,6 +183,10 @@ package struct HistoryImport {
             }
             report.added = 0
             report.fixes = []
+            if case .badFile(_, _, let cause)? = report.error, cause.holdsNoPoints {
+                report.error = nil
+                report.nothingToImport = cause.reason
+            }
         }
         progress?.endFile()
         return report
@@ -201,6 +202,53 @@ package struct HistoryImport {
         guard getcwd(&buffer, buffer.count) != nil else { return FileManager.default.currentDirectoryPath + "/" + path }
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return HistoryPath.shown(bytes) + "/" + path
+    }
+
+    /// What a file of a kind that holds no location history by its nature holds instead, told by
+    /// its content: Takeout's `Settings.json` (its devices' settings), a web page (Takeout's
+    /// `archive_browser.html`). Nil for anything else, which stays unknown.
+    static func holdsNoHistory(_ content: ArraySlice<UInt8>) -> String? {
+        let text = content.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if text.first == UInt8(ascii: "{"), Self.hasList(text, named: #""deviceSettings""#) {
+            return "Google's Location History settings (Settings.json: devices, no points)"
+        }
+        let start = String(decoding: text.prefix(15), as: UTF8.self).lowercased()
+        if start.hasPrefix("<!doctype html") || start.hasPrefix("<html") {
+            return "a web page, no points (Takeout's archive_browser.html is one)"
+        }
+        return nil
+    }
+
+    /// Whether the document's top-level object has `key` (quoted) with a list for its value, as
+    /// Settings.json has `"deviceSettings": [`. Only the top level counts: a JSON Schema of that
+    /// file names the key with an object there, and holds such a list only in a nested example.
+    private static func hasList(_ bytes: ArraySlice<UInt8>, named key: String) -> Bool {
+        let needle = Array(key.utf8), space: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+        var depth = 0, index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                // A string: at the top level, perhaps the key.
+                let start = index
+                index = bytes.index(after: index)
+                while index < bytes.endIndex, bytes[index] != UInt8(ascii: "\"") {
+                    index = bytes.index(index, offsetBy: bytes[index] == UInt8(ascii: "\\") ? 2 : 1, limitedBy: bytes.endIndex) ?? bytes.endIndex
+                }
+                guard index < bytes.endIndex else { return false }
+                index = bytes.index(after: index)
+                if depth == 1, bytes[start..<index].elementsEqual(needle) {
+                    let rest = bytes[index...].drop { space.contains($0) }
+                    if rest.first == UInt8(ascii: ":"), rest.dropFirst().drop(while: { space.contains($0) }).first == UInt8(ascii: "[") {
+                        return true
+                    }
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { depth += 1 }
+            if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") { depth -= 1 }
+            index = bytes.index(after: index)
+        }
+        return false
     }
 
     /// A few words on what a file of no known format starts with, for its error.

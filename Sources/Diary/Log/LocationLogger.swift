@@ -34,12 +34,16 @@ public struct LocationLogger: Sendable {
     private let account: String?
     private let maps: MapRenderer?
     private let mapBudget: Duration
+    /// No lookup now, but one before upload (`log --no-geocode`): the note waits for its address.
+    /// Without it and without a geocoder, no address will come: the note is final as logged.
+    private let addressLater: Bool
 
     /// - Parameters:
     ///   - maps: makes the note's map image (nil: no map); `mapBudget` bounds it, and it runs
     ///     beside the address lookup, so storing the note waits at most the longer of the two.
     public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, lookupBudget: Duration = .seconds(3),
-                account: String? = nil, maps: MapRenderer? = nil, mapBudget: Duration = .seconds(3)) {
+                account: String? = nil, maps: MapRenderer? = nil, mapBudget: Duration = .seconds(3), addressLater: Bool = false) {
+        self.addressLater = addressLater
         self.account = account
         self.maps = maps
         self.mapBudget = mapBudget
@@ -61,6 +65,8 @@ public struct LocationLogger: Sendable {
     ///   --notes`): the note is written on it instead of storing the fix again.
     public func log(_ fix: Fix, historyFix: Int64?, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
         async let mapResult = makeMap(fix)
+        // A place the user named: the title names it, and naming it is the consent Evernote asks for placeName.
+        let named = try await outbox.userPlaceName(latitude: fix.latitude, longitude: fix.longitude)
         var addressProblem: String?
         var place: Place?
         if let lookup {
@@ -77,7 +83,7 @@ public struct LocationLogger: Sendable {
         let standIn = maps.flatMap { $0.settings.style == .tiles ? MapReference.standIn(for: $0.settings) : nil }
         let early = standIn.flatMap { standIn in
             try? render(fix, place, map: standIn, entry: DiaryEntry(message: message, attachments: attachments),
-                        addressProblem: addressProblem)
+                        addressProblem: addressProblem, placeName: named)
         }
         var mapProblem: String?
         var mapPending = false
@@ -101,11 +107,11 @@ public struct LocationLogger: Sendable {
             draft.content = draft.content.replacingOccurrences(of: standIn.hash, with: map.md5)
         } else {
             (draft, addressProblem) = try render(fix, place, map: map.map(MapReference.init),
-                                                 entry: DiaryEntry(message: message, attachments: files), addressProblem: addressProblem)
+                                                 entry: DiaryEntry(message: message, attachments: files), addressProblem: addressProblem,
+                                                 placeName: named)
         }
         draft.account = account
-        // A place the user named: naming it is the consent Evernote asks for placeName.
-        if let named = try await outbox.userPlaceName(latitude: fix.latitude, longitude: fix.longitude) { draft.placeName = named }
+        if let named { draft.placeName = named }
         draft.resources = (map.map { [NoteResource(map: $0)] } ?? []) + files
         draft.mapPending = mapPending
         try Attachments.checkNote(content: draft.content, resources: draft.resources)
@@ -130,14 +136,24 @@ public struct LocationLogger: Sendable {
     /// The fix is the user's; the address is someone else's text. When the note renders without
     /// the address, the address was at fault: keep the note, its address pending. When it does
     /// not, the template is at fault, and that error is the one to report.
-    private func render(_ fix: Fix, _ place: Place?, map: MapReference?, entry: DiaryEntry, addressProblem: String?) throws -> (NoteDraft, String?) {
-        guard let place else { return (try renderer.render(fix: fix, place: nil, map: map, entry: entry), addressProblem) }
-        let withAddress = Result { () throws(NoteError) -> NoteDraft in try renderer.render(fix: fix, place: place, map: map, entry: entry) }
+    ///
+    /// Without a geocoder (geocoding off) no address will come: the note is final with its
+    /// coordinates alone, not "Address pending".
+    private func render(_ fix: Fix, _ place: Place?, map: MapReference?, entry: DiaryEntry, addressProblem: String?,
+                        placeName: String?) throws -> (NoteDraft, String?) {
+        let pending = lookup != nil || addressLater
+        guard let place else {
+            return (try renderer.render(fix: fix, place: nil, map: map, entry: entry, addressPending: pending, placeName: placeName),
+                    addressProblem)
+        }
+        let withAddress = Result { () throws(NoteError) -> NoteDraft in
+            try renderer.render(fix: fix, place: place, map: map, entry: entry, placeName: placeName)
+        }
         switch withAddress {
         case .success(let draft):
             return (draft, addressProblem)
         case .failure(let error):
-            let draft = try renderer.render(fix: fix, place: nil, map: map, entry: entry)
+            let draft = try renderer.render(fix: fix, place: nil, map: map, entry: entry, addressPending: pending, placeName: placeName)
             return (draft, "the geocoder's answer could not be put in the note: \(error.reason)")
         }
     }

@@ -6,9 +6,11 @@ import Compose
 import Outbox
 
 /// Stays as places whose names last: a stay within a known place's radius is that place; any
-/// other stay makes a new place. Names come from the user (`enlog places name`, `add`), from an
-/// import (Google's visit names, HOME/WORK labels) or from the geocoder, in that order of
-/// precedence, and a better name is never replaced by a worse one.
+/// other stay makes a new place. Names come, in that order of precedence, from the user
+/// (`enlog places name`, `add`), from an import's own name (Google's visit names, Home and Work),
+/// from an import's address, or from the geocoder; a better name is never replaced by a worse
+/// one. A placeholder (Google's "aliased location", "searched address", "unknown") is no name
+/// (`VisitNames`): such a place takes its address, else the geocoder's name.
 public struct PlaceBook: Sendable {
     let outbox: OutboxStore
     /// The radius of a place a stay makes, metres.
@@ -35,7 +37,7 @@ public struct PlaceBook: Sendable {
     public func places(of stays: [StayDetector.Stay]) async throws -> [PlaceRecord] {
         var known = try await outbox.places()
         let stored = known.count
-        var renamed: [Int: String] = [:]
+        var renamed: [Int: (name: String, source: PlaceRecord.NameSource)] = [:]
         var chosen: [Int] = []
         for stay in stays {
             let index: Int
@@ -45,10 +47,13 @@ public struct PlaceBook: Sendable {
                 known.append(PlaceRecord(latitude: stay.latitude, longitude: stay.longitude, radius: newPlaceRadius))
                 index = known.count - 1
             }
-            if stay.origin == .visit, let name = stay.name, PlaceRecord.NameSource.google.outranks(known[index].nameSource) {
-                known[index].name = name
-                known[index].nameSource = .google
-                if index < stored { renamed[index] = name }
+            if stay.origin == .visit, let name = stay.name, !VisitNames.isPlaceholder(name) {
+                let source: PlaceRecord.NameSource = stay.nameIsAddress ? .address : .google
+                if source.outranks(known[index].nameSource) || known[index].name == nil {
+                    known[index].name = name
+                    known[index].nameSource = source
+                    if index < stored { renamed[index] = (name, source) }
+                }
             }
             chosen.append(index)
         }
@@ -57,8 +62,8 @@ public struct PlaceBook: Sendable {
             let added = try await outbox.addPlaces(Array(known[stored...]))
             known.replaceSubrange(stored..., with: added)
         }
-        for (index, name) in renamed {
-            known[index] = try await outbox.namePlace(id: known[index].id!, name: name, source: .google) ?? known[index]
+        for (index, named) in renamed {
+            known[index] = try await outbox.namePlace(id: known[index].id!, name: named.name, source: named.source) ?? known[index]
         }
         var lookups = 0
         for index in Set(chosen).sorted() where known[index].name == nil {

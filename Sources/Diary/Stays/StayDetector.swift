@@ -42,13 +42,17 @@ public struct StayDetector: Sendable, Equatable {
         public var start: Double
         public var end: Double
         public var name: String?
+        /// `name` is the import's address for the place, not a name it gave.
+        public var nameIsAddress: Bool
 
-        public init(latitude: Double, longitude: Double, start: Double, end: Double, name: String? = nil) {
+        public init(latitude: Double, longitude: Double, start: Double, end: Double, name: String? = nil,
+                    nameIsAddress: Bool = false) {
             self.latitude = latitude
             self.longitude = longitude
             self.start = start
             self.end = end
             self.name = name
+            self.nameIsAddress = name != nil && nameIsAddress
         }
     }
 
@@ -70,6 +74,8 @@ public struct StayDetector: Sendable, Equatable {
         public var origin: Origin
         /// The visit's own name, when an import gave one.
         public var name: String?
+        /// `name` is the import's address for the place, not a name it gave.
+        public var nameIsAddress = false
 
         public var duration: Double { departure - arrival }
     }
@@ -118,7 +124,7 @@ public struct StayDetector: Sendable, Equatable {
         found.removeAll { stay in visits.contains { $0.start < stay.departure && stay.arrival < $0.end } }
         found += visits.map {
             Stay(latitude: $0.latitude, longitude: $0.longitude, arrival: $0.start, departure: $0.end, fixes: 0,
-                 origin: .visit, name: $0.name)
+                 origin: .visit, name: $0.name, nameIsAddress: $0.nameIsAddress)
         }
         return found.sorted { $0.arrival < $1.arrival }
     }

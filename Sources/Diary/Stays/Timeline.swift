@@ -95,16 +95,11 @@ public struct Timeline: Sendable, Equatable, Codable {
                                anchor: $0.typed)
         }
         let found = detector.stays(in: points, visits: visits.map {
-            StayDetector.Visit(latitude: $0.latitude, longitude: $0.longitude, start: $0.start, end: $0.end,
-                               name: $0.name ?? $0.semanticType.map(Self.label))
+            let named = VisitNames.name(name: $0.name, address: $0.address, semanticType: $0.semanticType)
+            return StayDetector.Visit(latitude: $0.latitude, longitude: $0.longitude, start: $0.start, end: $0.end,
+                                      name: named?.0, nameIsAddress: named?.1 == .address)
         })
         return (found, points)
-    }
-
-    /// "HOME" → "Home", "INFERRED_WORK" → "Work": Google's labels as a person writes them.
-    static func label(_ semanticType: String) -> String {
-        let word = semanticType.split(separator: "_").last.map(String.init) ?? semanticType
-        return word.prefix(1).uppercased() + word.dropFirst().lowercased()
     }
 
     static func metres(_ a: (Double, Double), _ b: (Double, Double)) -> Double {

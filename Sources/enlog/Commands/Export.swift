@@ -3,6 +3,7 @@ import Foundation
 import Support
 import Compose
 import Outbox
+import Diary
 import Sync
 import Export
 
@@ -65,8 +66,16 @@ struct ExportCommand: AsyncParsableCommand {
         let context = try global.context()
         let range = try DateRange.parse(since: since, until: until, date: date, zone: TrackDay.timeZone(config: context.config))
         let selection = ExportSelection(states: state.isEmpty ? nil : Set(state), kind: only ?? .all, from: range.from, to: range.to)
-        let export = ENEXExport(outbox: try context.outbox(new ? .change : .read), destination: enex == "-" ? .standardOutput : .file(enex),
-                                selection: selection, markExported: new)
+        let outbox = try context.outbox(new ? .change : .read)
+        // No note goes "Address pending": with --new its address is looked up and kept; in a
+        // copy, or when the lookup fails, it goes with its coordinates alone.
+        // (A template that no longer loads renders nothing: the notes then go as queued.)
+        let addresses = (try? context.noteRenderer()).map {
+            ExportAddresses(outbox: outbox, renderer: $0, lookup: context.places(outbox),
+                            budget: context.config.duration(.geocodingTimeout), keeps: new)
+        }
+        let export = ENEXExport(outbox: outbox, destination: enex == "-" ? .standardOutput : .file(enex),
+                                selection: selection, markExported: new, addresses: addresses)
         let printer = SyncProgressPrinter(label: "export", terminal: !quiet && SyncProgressPrinter.drawsProgress(),
                                           verbose: verbose && !quiet, write: { FileHandle.standardError.write(Data($0.utf8)) })
         let summary: ENEXExport.Summary

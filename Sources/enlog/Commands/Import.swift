@@ -30,7 +30,10 @@ struct Import: AsyncParsableCommand, CarriesUndecodedArguments {
             device is skipped, so importing twice adds nothing. A record that cannot be a point \
             (0,0, a time before 1980, no time) is skipped and counted by reason. A file that is \
             not a known format, empty, cut short or wrong is one error line naming the file and \
-            where, exit 65, and adds nothing; the other files are still imported.
+            where, exit 65, and adds nothing; the other files are still imported. A file that \
+            holds no points by its nature (Takeout's Settings.json, archive_browser.html, a \
+            Timeline Edits.json of place aggregates only) is listed as "nothing to import" and \
+            fails nothing. A zip archive's files are listed one by one, as a folder's are.
 
             On a terminal a progress line shows bytes, points and the time left.
 
@@ -70,17 +73,15 @@ struct Import: AsyncParsableCommand, CarriesUndecodedArguments {
         let reports = try await BlockingCall.run("enlog.import", onCancel: .abandon) { _ in
             var reports: [ImportReport] = []
             HistoryImport(outbox: outbox, progress: HistoryImportProgress.forTerminal(), collectFixes: collect).run(paths: paths) { report in
-                // Errors as they happen, each one line; a lone failing file is reported by the caller.
-                if let error = report.error, paths.count > 1 || report.path != HistoryPath.shown(paths[0]) || !reports.isEmpty {
-                    Terminal.standardError("enlog: error: \(error.reason)" + (error.recoverySuggestion.map { " (\($0))" } ?? ""))
-                }
+                // Each failing file is one line as it happens, and only here.
+                if let error = report.error { Terminal.standardError(Self.errorLine(error)) }
                 reports.append(ImportReport(report))
             }
             return reports
         }
-        let imported = reports.filter { $0.report.error == nil && !$0.report.passedOver }
-        // A lone failure about the one input named was not printed as it happened: thrown, said once.
-        if reports.count == 1, files.count == 1, reports[0].report.path == files[0], let error = reports[0].report.error { throw error }
+        // Files read to their end: those that brought points or stays, and those holding none by nature.
+        let read = reports.filter { $0.report.error == nil && !$0.report.passedOver }
+        let imported = read.filter { $0.report.nothingToImport == nil }
         var written = TrackImport.Notes()
         if notes {
             for file in imported {
@@ -92,16 +93,23 @@ struct Import: AsyncParsableCommand, CarriesUndecodedArguments {
                 written.alreadyThere += done.alreadyThere
             }
         }
-        let summary = ImportSummary(files: imported.map(\.report), passedOver: reports.filter(\.report.passedOver).count + imported.map(\.report.membersPassedOver).reduce(0, +),
-                                    notes: notes ? written : nil)
+        let failures = reports.compactMap { report in report.report.error.map { (report.report.path, $0) } }
+        let summary = ImportSummary(files: read.map(\.report), passedOver: reports.filter(\.report.passedOver).count,
+                                    notes: notes ? written : nil,
+                                    failures: failures.map { .init(path: $0.0, message: $0.1.reason, exitCode: ExitStatus.of($0.1).rawValue) })
         if json {
             try Terminal.standardOutput(try summary.json())
-        } else if !imported.isEmpty {
+        } else if !read.isEmpty || summary.passedOver > 0 {
             for line in summary.lines { try Terminal.standardOutput(line) }
         }
-        if let worst = reports.compactMap(\.report.error).map({ ExitStatus.of($0) }).max(by: { $0.rawValue < $1.rawValue }) {
+        if let worst = failures.map({ ExitStatus.of($0.1) }).max(by: { $0.rawValue < $1.rawValue }) {
             throw ExitCode(worst.rawValue)
         }
+    }
+
+    /// A failing file as the line every enlog error is: its reason, and what to do when there is something.
+    static func errorLine(_ error: HistoryImportError) -> String {
+        "enlog: error: \(error.reason)\(error.recoverySuggestion.map { " (\($0))" } ?? "")"
     }
 }
 

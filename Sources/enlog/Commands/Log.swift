@@ -63,7 +63,7 @@ struct Log: AsyncParsableCommand, CarriesUndecodedArguments {
     @Flag(help: "Do not look up the address now; it is filled in before upload.")
     var noGeocode = false
 
-    @Option(help: ArgumentHelp("'default' or a directory with title.mustache and content.mustache.", valueName: "template"))
+    @Option(help: ArgumentHelp("'default', 'classic' or a directory with title.mustache and content.mustache.", valueName: "template"))
     var template: String?
 
     @Option(name: [.customShort("m"), .long],
@@ -134,7 +134,7 @@ struct Log: AsyncParsableCommand, CarriesUndecodedArguments {
         let outbox = try context.outbox()
         // Offline and without a network call: the stored account, if any, owns the note.
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
-        let logger = try context.logger(outbox: outbox, accountKey: account)
+        let logger = try context.logger(outbox: outbox, accountKey: account, addressLater: noGeocode)
         var outcomes: [LocationLogger.Outcome] = []
         for (index, (source, files)) in sources.enumerated() {
             let fix = if index == 0, let firstFix { firstFix } else { try await source.currentFix() }

@@ -12,10 +12,12 @@ struct Places: AsyncParsableCommand {
         abstract: "The places you stay at, with names that last.",
         discussion: """
             A stay within a place's radius is that place, so a name given once is used for every \
-            later visit. New places are named through the geocoder (its cache and one request a \
-            second; unnamed while offline, named on a later run); an import's own names (Google's \
-            visits, HOME and WORK) come before the geocoder's, and yours before both. \
-            docs/stays.md says more.
+            later visit. A place's name comes, first to last, from you, from an import's own \
+            name (Google's visits, Home and Work), from an import's address, or from the \
+            geocoder (its cache and one request a second; unnamed while offline, named on a \
+            later run); a placeholder such as Google's "searched address" or "unknown" is no \
+            name. Each name says where it came from (nameSource in --json: user, google, \
+            address, geocoder). docs/stays.md says more.
 
             Examples:
               enlog places                               every place, visits, last visit
@@ -53,7 +55,10 @@ struct PlaceSummary: Encodable {
     var line: String {
         let where_ = String(format: "%.5f, %.5f", latitude, longitude)
         let visited = visits.map { " \($0) visit\($0 == 1 ? "" : "s")" } ?? ""
-        return "\(id)  \(name ?? "(unnamed)")  \(where_) r \(Int(radius)) m\(visited)\(lastVisit.map { ", last \($0)" } ?? "")"
+        let named = name.map { name in
+            "\(name) (\(nameSource.flatMap(PlaceRecord.NameSource.init(rawValue:))?.description ?? "name of unknown origin"))"
+        } ?? "(unnamed)"
+        return "\(id)  \(named)  \(where_) r \(Int(radius)) m\(visited)\(lastVisit.map { ", last \($0)" } ?? "")"
     }
 
     static func print(_ places: [PlaceSummary], json: Bool) throws {

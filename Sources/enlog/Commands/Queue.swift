@@ -196,7 +196,8 @@ struct History: AsyncParsableCommand {
         discussion: """
             One line per fix, always five tab-separated columns: time, latitude,longitude, \
             altitude, accuracy, source ("-" when unknown). --track also lists the fixes without \
-            a note: the route watch keeps and imported tracks. --format exports every fix. \
+            a note: the route watch keeps and imported tracks; without it, a line on stderr says \
+            how many such fixes the span holds. --format exports every fix. \
             The time is local time where the fix was lived, with its offset \
             (2017-05-02T21:17:00+10:00): the offset its import stated (Google's newer exports), \
             else note.time_zone's; --utc prints UTC. --json and --format keep UTC. \
@@ -246,6 +247,17 @@ struct History: AsyncParsableCommand {
                 }))
             }
         }
+        if !track {
+            // The track and imports are most of a history: say they are there and how to see them.
+            let left = try await outbox.unnotedFixCount(since: start, until: end)
+            if left > 0 { Terminal.standardError(Self.trackHint(left)) }
+        }
+    }
+
+    /// "enlog: 3605 more fixes without a note here …": on standard error, so the columns stay as they are.
+    static func trackHint(_ count: Int) -> String {
+        "enlog: \(count) more fix\(count == 1 ? "" : "es") without a note in this span (watch's track, imports): "
+            + "--track lists \(count == 1 ? "it" : "them"), --format gpx exports the track"
     }
 }
 

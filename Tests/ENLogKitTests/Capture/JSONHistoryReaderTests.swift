@@ -136,7 +136,8 @@ final class JSONHistoryReaderTests: XCTestCase {
         XCTAssertEqual(JSONHistorySniffer.format(of: bytes[...]), .timelineEdits)
         let outcome = JSONHistoryOutcome.read(.timelineEdits, bytes, chunkSize: 5)
         XCTAssertEqual(outcome.items, [])
-        XCTAssertEqual(outcome.error, HistoryFileError(TimelineEditsMachine.noPositionsReason))
+        XCTAssertEqual(outcome.error, HistoryFileError.nothingToImport(TimelineEditsMachine.noPositionsReason))
+        XCTAssertEqual(outcome.error?.holdsNoPoints, true)
         let with = read(.timelineEdits, """
         {"timelineEdits": [{"deviceId": "-1613859921", "rawSignal": {"signal": {"position": {
           "point": {"latE7": 355831402, "lngE7": -1193393903}, "accuracyMm": 12000, "timestamp": "2025-08-15T14:32:18.000Z"}}}}]}

@@ -117,6 +117,7 @@ final class JSONHistoryRealDataTests: XCTestCase {
             let independent = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             if independent["refused"] as? Bool == true {
                 XCTAssertEqual(outcome.error?.reason, TimelineEditsMachine.noPositionsReason, file.name)
+                XCTAssertEqual(outcome.error?.holdsNoPoints, true, "\(file.name): nothing to import, no failure")
                 continue
             }
             XCTAssertNil(outcome.error, file.name)

@@ -147,6 +147,19 @@ final class SyncInProcessTests: XCTestCase {
         let released = try await outbox.note(id: other[0].id!)
         XCTAssertEqual(released.state, .synced)
         XCTAssertNil(released.placeName)
+        // Gone without its address: with its coordinates alone, not "Address pending".
+        XCTAssertFalse(released.content.contains("Address pending"), released.content)
+        XCTAssertTrue(released.content.contains(">10.000000,20.000000</a>"), released.content)
+
+        // No lookup at all (geocoding off): released at once, the same way.
+        let unlooked = try await enqueue(1, addressPending: true)
+        let before = try await outbox.note(id: unlooked[0].id!)
+        XCTAssertTrue(before.content.contains("Address pending"), before.content)
+        let c = try await engine(renderer: renderer).run()
+        XCTAssertEqual(c.uploaded, 1)
+        let plain = try await outbox.note(id: unlooked[0].id!)
+        XCTAssertEqual(plain.state, .synced)
+        XCTAssertFalse(plain.content.contains("Address pending"), plain.content)
     }
 }
 

@@ -20,23 +20,56 @@ struct NoteRendererTests {
                 timestamp: ISO8601DateFormatter().date(from: date)!, source: .gpsd)
     }
 
+    /// The seed's title, `LocationHistory [time]: address or coordinates`, is the `classic` template.
     @Test(arguments: [("2013-12-29T12:00:00Z", "2013/12/29"), ("2013-12-31T23:59:59Z", "2013/12/31"), ("2014-01-01T00:00:00Z", "2014/01/01")])
     func titlesUseTheCalendarYear(_ date: String, _ expected: String) throws {
-        let note = try NoteRenderer(style: NoteStyle(timeZone: TimeZone(identifier: "UTC")!)).render(fix: fix(date), place: nil)
-        #expect(note.title.hasPrefix("LocationHistory [\(expected) "), "\(note.title)")
+        let note = try NoteRenderer(template: try NoteTemplate.load("classic"), style: NoteStyle(timeZone: TimeZone(identifier: "UTC")!))
+            .render(fix: fix(date), place: nil)
+        #expect(note.title == "LocationHistory [\(expected) \(date.dropFirst(11).prefix(8))]: 35.681236,139.767125", "\(note.title)")
     }
 
     @Test func theConfiguredTimeZoneIsUsedAndShown() throws {
-        let note = try NoteRenderer(style: NoteStyle(timeZone: TimeZone(identifier: "Asia/Tokyo")!))
+        let note = try NoteRenderer(template: .classic, style: NoteStyle(timeZone: TimeZone(identifier: "Asia/Tokyo")!))
             .render(fix: fix("2026-11-22T15:30:00Z"), place: nil)
         #expect(note.title.hasPrefix("LocationHistory [2026/11/23 00:30:00]"))
         #expect(note.content.contains("2026/11/23 00:30:00 +09:00 (Asia/Tokyo)"))
     }
 
+    /// The default title names the place (one the user named, else the address; the
+    /// coordinates only while there is neither) and carries the user's words when there are some.
+    @Test func theDefaultTitleNamesThePlaceAndTheWords() throws {
+        let renderer = NoteRenderer()
+        let place = Place(address: "Eiffel Tower, Paris", displayName: "Tour Eiffel, 5, Avenue Anatole France, Paris")
+        let at = try fix("2026-11-27T00:19:30Z", latitude: 48.8584)
+        #expect(try renderer.render(fix: at, place: place).title == "Eiffel Tower, Paris")
+        #expect(try renderer.render(fix: at, place: place, entry: DiaryEntry(message: "Lunch with Ana\n\nthen the river")).title
+                == "Eiffel Tower, Paris — Lunch with Ana then the river")
+        #expect(try renderer.render(fix: at, place: place, placeName: "Office").title == "Office")
+        #expect(try renderer.render(fix: at, place: nil, entry: DiaryEntry(message: "Lunch")).title == "48.858400,139.767125 — Lunch")
+        #expect(try !renderer.render(fix: at, place: nil).title.contains("LocationHistory"))
+    }
+
+    /// "Address pending" only while an address is still to come; a note that goes without one
+    /// (geocoding off, the lookup failed for good) shows its coordinates alone.
+    @Test func addressPendingOnlyWhileAnAddressIsToCome() throws {
+        let renderer = NoteRenderer()
+        let at = try fix("2026-11-27T00:19:30Z")
+        let waiting = try renderer.render(fix: at, place: nil)
+        #expect(waiting.addressPending)
+        #expect(waiting.content.contains(">Address pending (35.681236,139.767125)</a>"), "\(waiting.content)")
+        let final = try renderer.render(fix: at, place: nil, addressPending: false)
+        #expect(!final.addressPending)
+        #expect(!final.content.contains("Address pending"), "\(final.content)")
+        #expect(final.content.contains(">35.681236,139.767125</a>"), "\(final.content)")
+        #expect(ENMLValidator().validate(final.content).isValid)
+        let found = try renderer.render(fix: at, place: Place(address: "Marunouchi"), addressPending: true)
+        #expect(!found.addressPending && found.content.contains(">Marunouchi (35.681236,139.767125)</a>"), "\(found.content)")
+    }
+
     @Test func addressesAreEscapedInContentAndKeptRawInTheTitle() throws {
         let place = Place(address: "Fish & Chips <Shop> \"Q\"", displayName: "Fish & Chips, Long Road, London")
         let note = try NoteRenderer().render(fix: fix("2026-01-01T00:00:00Z"), place: place)
-        #expect(note.title.hasSuffix("]: Fish & Chips <Shop> \"Q\""))
+        #expect(note.title == "Fish & Chips <Shop> \"Q\"")
         #expect(note.content.contains("Fish &amp; Chips &lt;Shop&gt;"))
         #expect(ENMLValidator().validate(note.content).isValid)
         #expect(!note.addressPending)
@@ -72,7 +105,7 @@ struct NoteRendererTests {
           arguments: ["👨\u{200D}👩\u{200D}👧", "می\u{200C}خواهم", "❤\u{FE0F}", "\u{200F}שלום\u{200E} 1", "\u{200B}zero width", "a\u{2060}b"])
     func titlesKeepJoinersAndVariationSelectors(_ address: String) throws {
         let title = try NoteRenderer().render(fix: fix("2026-01-01T00:00:00Z"), place: Place(address: address)).title
-        #expect(title.hasSuffix("]: " + address), "\(title.unicodeScalars.map { String($0.value, radix: 16) })")
+        #expect(title.hasSuffix(address), "\(title.unicodeScalars.map { String($0.value, radix: 16) })")
         #expect(Self.matchesTitleRule(title), "\(title)")
         #expect(Self.matchesTitleRule(address), "the rule itself accepts \(address)")
     }

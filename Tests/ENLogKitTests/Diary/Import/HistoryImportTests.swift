@@ -70,8 +70,9 @@ final class HistoryImportTests: XCTestCase {
     }
 
     /// A folder with a good GPX, a bad one, a README (no history: passed over) and a zip archive
-    /// holding a CSV and a KML: the good ones are imported, the bad one is one line naming it
-    /// and adds nothing, the exit status is 65.
+    /// holding a CSV, a KML and Takeout's web page: the good ones are imported (the archive's
+    /// file by file), the page holds nothing to import, the bad one is one line naming it and
+    /// adds nothing, the exit status is 65.
     func testAFolderAndAZipImportTheirFilesAndABadFileStopsOnlyItself() throws {
         let home = try EnlogHome()
         let folder = home.directory.path("takeout")
@@ -99,8 +100,12 @@ final class HistoryImportTests: XCTestCase {
         XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
         XCTAssertTrue(result.standardError.contains("bad.gpx line "), result.standardError)
         XCTAssertTrue(result.standardOutput.contains("good.gpx: read 20 points from GPX: 20 added"), result.standardOutput)
-        XCTAssertTrue(result.standardOutput.contains("export.zip: read 11 points from CSV: 11 added"), result.standardOutput)
-        XCTAssertTrue(result.standardOutput.contains("2 files passed over"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("export.zip!Takeout/Location History/points.csv: read 10 points from CSV: 10 added"),
+                      result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("export.zip!Takeout/doc.kml: read 1 point from KML: 1 added"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("export.zip!Takeout/archive_browser.html: nothing to import: a web page"),
+                      result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("1 file passed over"), result.standardOutput)
         XCTAssertEqual(try rows(home).count, 20 + 11)
 
         let twice = try home.run("import", folder, "--json")
@@ -108,7 +113,9 @@ final class HistoryImportTests: XCTestCase {
         XCTAssertEqual(summary["added"] as? Int, 0)
         XCTAssertEqual(summary["alreadyThere"] as? Int, 31)
         XCTAssertEqual(summary["format"] as? String, "mixed")
-        XCTAssertEqual((summary["files"] as? [Any])?.count, 2)
+        XCTAssertEqual((summary["files"] as? [Any])?.count, 4)
+        XCTAssertEqual(summary["nothingToImport"] as? Int, 1)
+        XCTAssertEqual((summary["errors"] as? [Any])?.count, 1, "the bad file, in the summary too")
     }
 
     /// A file that goes bad after several transactions' worth of points takes them all back.

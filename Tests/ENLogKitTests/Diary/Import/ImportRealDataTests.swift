@@ -16,7 +16,9 @@ import Testing
 /// location projects, `SOURCES.tsv` naming each one's format): `enlog import` either reads the
 /// number of points and stays the file really holds, counted independently by
 /// `Tests/support/history_count.py` (gpxpy, xml.etree, csv, zipfile; the JSON formats through
-/// `history_counts.py`'s json.load), or refuses it with one line naming the file and what is wrong.
+/// `history_counts.py`'s json.load), or refuses it with one line naming the file and what is wrong,
+/// or, for a file that holds no point by nature (Settings.json, Timeline Edits of place
+/// aggregates), names it "nothing to import" without failing.
 @Suite("import reads every real export or names what is wrong")
 struct ImportRealDataTests {
     static let folder = Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/location-history-real")
@@ -71,6 +73,15 @@ struct ImportRealDataTests {
             let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
             #expect(summary?["read"] as? Int == points, "\(entry.file): \(result.standardOutput)")
             #expect((summary?["visits"] as? [String: Any])?["read"] as? Int == visits, "\(entry.file): \(result.standardOutput)")
+        } else if let words = expected["nothing"]?.text {
+            // Holds no points by nature: named so, and no failure.
+            #expect(result.status == 0, "\(entry.file): \(result.standardError)")
+            #expect(result.standardError.isEmpty, "\(entry.file): \(result.standardError)")
+            let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+            let files = summary?["files"] as? [[String: Any]] ?? []
+            #expect(files.count == 1 && (files.first?["nothingToImport"] as? String)?.contains(words) == true,
+                    "\(entry.file) must say '\(words)': \(result.standardOutput)")
+            #expect(summary?["read"] as? Int == 0, "\(entry.file): \(result.standardOutput)")
         } else if let words = expected["refuse"]?.text {
             #expect(result.status == 65, "\(entry.file): \(result.standardError)")
             #expect(result.standardErrorLines.count == 1, "\(entry.file): \(result.standardError)")

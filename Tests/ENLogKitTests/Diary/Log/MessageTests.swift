@@ -41,10 +41,13 @@ final class MessageTests: XCTestCase {
         XCTAssertTrue(enml.contains("<div>Second line one<br/>line two</div>\n<div>third paragraph</div>"), enml)
         XCTAssertFalse(enml.contains("\u{7}"))
         try assertValid(enml)
-        // Under the title: before the address and the rest the default template writes.
+        // Under the title: before the place and the rest the default template writes. Geocoding
+        // is off: no address will come, so the coordinates stand alone, never "Address pending".
         let words = try XCTUnwrap(enml.range(of: "Lunch at"))
-        let address = try XCTUnwrap(enml.range(of: "Address pending"))
+        let address = try XCTUnwrap(enml.range(of: ">1.000000,2.000000</a>"), enml)
         XCTAssertLessThan(words.lowerBound, address.lowerBound)
+        XCTAssertFalse(enml.contains("Address pending"), enml)
+        XCTAssertEqual(try home.show(1)["title"] as? String, "1.000000,2.000000 — Lunch at <the> market & co Second line one line two third paragraph")
 
         XCTAssertEqual(try home.run("log", "--at", "1,2", "--no-sync").status, 0)
         XCTAssertFalse(try content(2).contains("<div><br/>Lunch"), "no words, no paragraph")
