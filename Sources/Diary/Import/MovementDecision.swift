@@ -76,7 +76,7 @@ public struct MovementDecision: Sendable, Equatable {
             case let .tooSoon(distance, elapsed):
                 return "moved \(Verdict.metres(distance)), but only \(Verdict.seconds(elapsed)) after the last note"
             case .older:
-                return "stamped before the last note (an old fix replayed)"
+                return "older than the last note (an old fix replayed)"
             }
         }
     }

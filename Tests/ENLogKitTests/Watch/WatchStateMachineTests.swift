@@ -161,7 +161,7 @@ struct WatchStateMachineTests {
         #expect(skips == [
             "fix \(Self.fix(north: 731, at: 17).latitude),11.0: skipped: moved 731 m, but only 17 s after the last note",
             "fix \(Self.fix(north: 3, at: 20).latitude),11.0: skipped: not moved (3 m from the last note; the fixes' accuracy allows 10 m)",
-            "fix 48.0,11.0: skipped: stamped before the last note (an old fix replayed)",
+            "fix 48.0,11.0: skipped: older than the last note (an old fix replayed)",
         ])
         for report in driver.reports {
             #expect(!report.message.contains("Diary.") && !report.message.contains("distance:") && !report.message.contains("MovementDecision"),
