@@ -115,6 +115,7 @@ enum OutboxSchema {
         registerENEXExportMigration(&migrator)
         registerHistoryImportMigration(&migrator)
         registerPlacesMigration(&migrator)
+        registerDayMovesMigration(&migrator)
         return migrator
     }
 

@@ -149,8 +149,7 @@ def semantic(doc, out):
                     lat, lon = e7(body.get("centerLatE7"), True), e7(body.get("centerLngE7"), False)
                 visit(out, start, end, lat, lon, loc.get("placeId"))
             else:
-                for _ in (body.get("waypointPath") or {}).get("waypoints") or []:
-                    out.skip("no time")
+                # waypointPath: untimed, the segment's own path (enlog keeps them with it), not points.
                 raw_path((body.get("simplifiedRawPath") or {}).get("points"), out)
                 for where, time in (("startLocation", start), ("endLocation", end)):
                     if isinstance(body.get(where), dict):

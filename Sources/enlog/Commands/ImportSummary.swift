@@ -29,6 +29,7 @@ struct ImportSummary {
             text += "; \(skipped) skipped (\(reasons.joined(separator: ", ")))"
         }
         if file.visitsRead > 0 { text += "; \(counted(file.visitsRead, "stay")), \(file.visitsAdded) added" }
+        if file.movesRead > 0 { text += "; \(counted(file.movesRead, "move")), \(file.movesAdded) added" }
         return text
     }
 
@@ -36,7 +37,8 @@ struct ImportSummary {
         func object(_ file: HistoryImport.FileReport) -> [String: Any] {
             ["path": file.path, "format": file.format?.rawValue ?? NSNull(), "read": file.read, "added": file.added,
              "alreadyThere": file.alreadyThere, "skipped": Dictionary(uniqueKeysWithValues: file.skipped.map { ($0.key.rawValue, $0.value) }),
-             "visits": ["read": file.visitsRead, "added": file.visitsAdded]]
+             "visits": ["read": file.visitsRead, "added": file.visitsAdded],
+             "moves": ["read": file.movesRead, "added": file.movesAdded]]
         }
         let formats = Set(files.compactMap { $0.format?.rawValue })
         var total: [String: Any] = [
@@ -47,6 +49,7 @@ struct ImportSummary {
                 for (reason, count) in file.skipped { result[reason.rawValue, default: 0] += count }
             },
             "visits": ["read": files.map(\.visitsRead).reduce(0, +), "added": files.map(\.visitsAdded).reduce(0, +)],
+            "moves": ["read": files.map(\.movesRead).reduce(0, +), "added": files.map(\.movesAdded).reduce(0, +)],
             "files": files.map(object), "passedOver": passedOver,
         ]
         if let notes {
