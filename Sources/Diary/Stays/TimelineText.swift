@@ -1,21 +1,59 @@
 import Foundation
 
-/// The timeline as lines for a person: "08:35–17:50  9 h 15 min  Office" and the moves between.
+/// The timeline as lines for a person: "08:35–17:50  9 h 15 min  Office", the moves between in
+/// time order ("    25 min, 12.4 km by driving"), and the span's total.
 public enum TimelineText {
     /// - Parameter dated: times with their date (a span of days), else the time of day alone (a digest).
     public static func lines(_ timeline: Timeline, dated: Bool = true) -> [String] {
-        guard !timeline.stays.isEmpty else { return ["no stays between \(timeline.from) and \(timeline.to)"] }
-        var lines: [String] = []
-        for (index, stay) in timeline.stays.enumerated() {
-            let place = stay.name ?? String(format: "%.5f, %.5f", stay.latitude, stay.longitude)
-            lines.append("\(clock(stay.arrival, dated))–\(clock(stay.departure, dated))  \(duration(stay.durationSeconds))  \(place)")
-            if index < timeline.moves.count {
-                let move = timeline.moves[index]
-                let kilometres = String(format: "%.1f km", Double(move.distanceMetres) / 1000)
-                lines.append("    \(duration(move.durationSeconds)), \(kilometres)\(move.mode.map { " by \($0)" } ?? "")")
-            }
+        guard !timeline.stays.isEmpty || !timeline.moves.isEmpty else {
+            return ["no stays between \(timeline.from) and \(timeline.to)"]
         }
-        return lines
+        let parser = ISO8601DateFormatter()
+        func instant(_ iso: String) -> Date { parser.date(from: iso) ?? .distantPast }
+        var entries: [(time: Date, stay: Bool, line: String)] = []
+        for stay in timeline.stays {
+            let place = stay.name ?? String(format: "%.5f, %.5f", stay.latitude, stay.longitude)
+            entries.append((instant(stay.arrival), true,
+                            "\(clock(stay.arrival, dated))–\(clock(stay.departure, dated))  \(duration(stay.durationSeconds))  \(place)"))
+        }
+        for move in timeline.moves {
+            entries.append((instant(move.departure), false, "    " + line(move, dated)))
+        }
+        // Stable: a move leaving at the moment a stay begins (it cannot) would follow it.
+        let ordered = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.line)
+        return ordered + [total(timeline)]
+    }
+
+    /// "25 min, 12.4 km by driving", with its times when it leaves or reaches the span's edge,
+    /// and what of it was bridged over a gap without data.
+    static func line(_ move: Timeline.Move, _ dated: Bool) -> String {
+        var text = "\(duration(move.durationSeconds)), \(kilometres(move.distanceMetres))"
+        if let mode = move.mode { text += " \(move.modeSource == "inferred" ? "likely by" : "by") \(mode)" }
+        if move.gaps > 0 {
+            text += " (\(kilometres(move.bridgedMetres)) across \(move.gaps == 1 ? "a gap" : "\(move.gaps) gaps") without data, as the crow flies)"
+        }
+        return text + " [\(clock(move.departure, dated))–\(clock(move.arrival, dated))]"
+    }
+
+    /// "Moving: 12.4 km, 1 h 05 min" (the span's share of its moves), as the digest's title says.
+    static func total(_ timeline: Timeline) -> String {
+        var text = "Moving: \(distance(timeline.distanceMetres)), \(movingTime(timeline.movingSeconds))"
+        if timeline.gaps > 0 { text += " (\(distance(timeline.bridgedMetres)) of it across gaps without data)" }
+        return text
+    }
+
+    static func kilometres(_ metres: Int) -> String { String(format: "%.1f km", Double(metres) / 1000) }
+
+    /// "12.3 km" or "850 m".
+    public static func distance(_ metres: Int) -> String {
+        metres >= 1000 ? String(format: "%.1f km", Double(metres) / 1000) : "\(metres) m"
+    }
+
+    /// "1 h 05 min", "12 min", "40 s".
+    public static func movingTime(_ seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds) s" }
+        let minutes = seconds / 60
+        return minutes < 60 ? "\(minutes) min" : String(format: "%d h %02d min", minutes / 60, minutes % 60)
     }
 
     /// "2026-11-22T08:35:00+01:00" → "2026-11-22 08:35", or "08:35" undated.
