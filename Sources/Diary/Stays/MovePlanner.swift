@@ -1,5 +1,6 @@
 import Foundation
 import Capture
+import Compose
 import Outbox
 
 /// The moves between stays, each as the legs it is made of: the source's own activity segments
@@ -61,6 +62,9 @@ struct MovePlanner {
         var metres: Double?
         var mode: String?
     }
+
+    /// Metres per second no one travels at (1,200 km/h).
+    static let fastestPace = 1200 / 3.6
 
     let stays: [StayDetector.Stay]
     let points: [StayDetector.Point]
@@ -169,17 +173,24 @@ struct MovePlanner {
         var position = (departure.latitude, departure.longitude)
         var time = departure.time
         var atSegmentEnd = false
-        let modeOnly = segments.filter { $0.metres == nil && $0.mode != nil }
+        /// The accuracy of `position`, metres (a stay's centre: as good as a fix of unknown accuracy).
+        var positionRadius = TrackStatistics.unknownAccuracy
+        /// The last data seen, passed over or not: silence is measured from it.
+        var seen = departure.time
+        // Segments without a figure: the source says the person moved then (and how), the fixes say where.
+        let unfigured = segments.filter { $0.metres == nil }
 
         func step(to next: (Double, Double), at when: Double, joint: Bool) {
             let metres = Fix.metres(position.0, position.1, next.0, next.1)
-            let seconds = when - time
-            if seconds > Timeline.gapSeconds {
-                legs.append(Leg(start: time, end: when, metres: metres, kind: .gap, mode: nil))
+            let middle = (time + when) / 2
+            let activity = unfigured.first { $0.start <= middle && middle <= $0.end }
+            let silent = when - max(time, seen) > Timeline.gapSeconds && activity == nil
+            // Faster than any airliner: the data jumped (two places a source put side by side), no one moved so.
+            let jump = metres > 1000 && metres / max(when - time, 0.001) > Self.fastestPace
+            if silent || jump {
+                legs.append(Leg(start: time, end: max(time, when), metres: metres, kind: .gap, mode: nil))
             } else if !joint {
-                let middle = (time + when) / 2
-                let mode = modeOnly.first { $0.start <= middle && middle <= $0.end }?.mode
-                legs.append(Leg(start: time, end: max(time, when), metres: metres, kind: .track, mode: mode))
+                legs.append(Leg(start: time, end: max(time, when), metres: metres, kind: .track, mode: activity?.mode))
             }
             position = next
             time = max(time, when)
@@ -189,7 +200,16 @@ struct MovePlanner {
             switch event {
             case .point(let point):
                 guard point.time > departure.time, point.time < arrival.time else { continue }
+                // Jitter is no movement: a fix within both fixes' accuracy of the last one counted
+                // is passed over (as `TrackStatistics` does), unless a gap lies between them.
+                let radius = point.accuracy ?? TrackStatistics.unknownAccuracy
+                defer { seen = point.time }
+                if !atSegmentEnd, point.time - seen <= Timeline.gapSeconds,
+                   Fix.metres(position.0, position.1, point.latitude, point.longitude) <= radius + positionRadius {
+                    continue
+                }
                 step(to: (point.latitude, point.longitude), at: point.time, joint: atSegmentEnd)
+                positionRadius = radius
                 atSegmentEnd = false
             case .segment(let segment):
                 guard let metres = segment.metres else { continue }
@@ -200,7 +220,9 @@ struct MovePlanner {
                 let fraction = segment.end > segment.start ? (to - from) / (segment.end - segment.start) : 1
                 legs.append(Leg(start: from, end: to, metres: metres * fraction, kind: .source, mode: segment.mode))
                 if let last = segment.last { position = (last.latitude, last.longitude) }
+                positionRadius = TrackStatistics.unknownAccuracy
                 time = max(time, to)
+                seen = max(seen, to)
                 atSegmentEnd = true
             }
         }

@@ -19,8 +19,10 @@ public enum TimelineText {
         for move in timeline.moves {
             entries.append((instant(move.departure), false, "    " + line(move, dated)))
         }
-        // Stable: a move leaving at the moment a stay begins (it cannot) would follow it.
-        let ordered = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.line)
+        // A move of no time leaves at the moment the stay it reaches begins: the move first.
+        let ordered = entries.enumerated().sorted {
+            ($0.element.time, $0.element.stay ? 1 : 0, $0.offset) < ($1.element.time, $1.element.stay ? 1 : 0, $1.offset)
+        }.map(\.element.line)
         return ordered + [total(timeline)]
     }
 
