@@ -117,8 +117,8 @@ struct MovePlanner {
 
     func moves() -> [PlannedMove] {
         let events = events()
-        guard let firstEvent = events.first else { return [] }
-        let trackStart: End? = start(of: firstEvent)
+        // The first data with a place (a segment of a GPX track's <type> has none of its own).
+        let trackStart: End? = events.lazy.compactMap(start(of:)).first
         // The latest end: a segment begun earlier may end after the last point.
         let trackEnd: End? = events.compactMap(end(of:)).max { $0.time < $1.time }
         var ends: [(End, End)] = []
@@ -178,7 +178,7 @@ struct MovePlanner {
         /// The last data seen, passed over or not: silence is measured from it.
         var seen = departure.time
         // Segments without a figure: the source says the person moved then (and how), the fixes say where.
-        let unfigured = segments.filter { $0.metres == nil }
+        let unfigured = segments.filter { $0.metres == nil && $0.start <= arrival.time && $0.end >= departure.time }
 
         func step(to next: (Double, Double), at when: Double, joint: Bool) {
             let metres = Fix.metres(position.0, position.1, next.0, next.1)

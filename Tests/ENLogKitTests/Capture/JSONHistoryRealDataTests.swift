@@ -134,6 +134,7 @@ final class JSONHistoryRealDataTests: XCTestCase {
             Self.assertSame(outcome.visits.map { [$0.start.timeIntervalSince1970, $0.end.timeIntervalSince1970, $0.latitude, $0.longitude] },
                             visits, "visits of \(file.name)")
             XCTAssertEqual(outcome.skipped, independent["skipped"] as? [String: Int] ?? [:], "skips of \(file.name)")
+            XCTAssertEqual(outcome.segments.count, independent["moves"] as? Int ?? 0, "moves (activity segments) of \(file.name)")
         }
     }
 

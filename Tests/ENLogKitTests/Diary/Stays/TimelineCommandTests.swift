@@ -130,6 +130,18 @@ struct TimelineCommandTests {
         #expect(content.contains("Moving: \(distance), \(moving)"), "\(content)")
     }
 
+    /// A GPX track's `<type>` (Arc's "taxi", a real export) is the mode of the move along it.
+    @Test func aGPXTracksTypeIsTheMovesMode() throws {
+        var home = try Self.home()
+        home.extraEnvironment["ENLOG_NOTE_TIME_ZONE"] = "UTC"
+        let file = ImportRealDataTests.folder.appendingPathComponent("gpx--Freika-dawarich--arc_example.gpx").path
+        try #require(try home.run("import", file).status == 0)
+        let timeline = try Self.json(try home.run("timeline", "--date", "2024-12-18", "--json"))
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        #expect(moves.last?["mode"] as? String == "driving", "\(moves)")
+        #expect(moves.last?["modeSource"] as? String == "source", "\(moves)")
+    }
+
     /// A note typed with --at now is a stay today, however short, centred on what was typed.
     @Test func aTypedPositionIsAStayToday() throws {
         let home = try Self.home()
