@@ -126,3 +126,21 @@ extension OutboxStore {
         "(julianday(\(column)) - 2440587.5) * 86400.0"
     }
 }
+
+extension OutboxStore {
+    /// The last fix before `start` and the first at or after `end` (each nil when there is none):
+    /// where the track was just outside a span, so a day's first and last moves reach the data
+    /// beyond it. Two probes of the timestamp index, however long the history.
+    public func neighbourFixes(before start: Date, after end: Date) async throws(OutboxError) -> (StayFix?, StayFix?) {
+        try await read { db in
+            func fix(_ sql: String, _ time: Date) throws -> StayFix? {
+                try Row.fetchOne(db, sql: sql, arguments: [Fix.Source.manual.rawValue, time]).map { row in
+                    StayFix(latitude: row[0], longitude: row[1], accuracy: row[2], time: row[3], typed: row[4])
+                }
+            }
+            let columns = "latitude, longitude, horizontalAccuracy, \(Self.epochSecondsSQL("timestamp")), source = ?"
+            return (try fix("SELECT \(columns) FROM fix WHERE timestamp < ? ORDER BY timestamp DESC, id DESC LIMIT 1", start),
+                    try fix("SELECT \(columns) FROM fix WHERE timestamp >= ? ORDER BY timestamp, id LIMIT 1", end))
+        }
+    }
+}

@@ -130,6 +130,26 @@ struct TimelineCommandTests {
         #expect(content.contains("Moving: \(distance), \(moving)"), "\(content)")
     }
 
+    /// The day's last move reaches the track's next data however far beyond the day: from the
+    /// visit at noon to a fix the next evening, bridged and marked, its share of the day counted.
+    @Test func theLastMoveReachesTheNextDataBeyondTheDay() throws {
+        let home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        try #require(try home.run("import", file.path).status == 0)
+        let nextEvening = TrackTime.string(Date(timeIntervalSince1970: Self.dayStart + 44 * 3600))
+        let later = try home.directory.file("later.gpx", contents: """
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="48.3" lon="11.7"><time>\(nextEvening)</time></trkpt></trkseg></trk></gpx>
+            """)
+        try #require(try home.run("import", later.path).status == 0)
+        let timeline = try Self.json(try home.run("timeline", "--date", Self.day, "--json"))
+        let last = try #require((timeline["moves"] as? [[String: Any]])?.last)
+        #expect(abs(Self.hours(last["departure"]) - 12) < 2.0 / 60, "from the visit: \(last)")
+        #expect(abs(Self.hours(last["arrival"]) - 44) < 2.0 / 60, "to the next evening's fix: \(last)")
+        #expect(last["gaps"] as? Int == 1, "\(last)")
+        #expect((last["bridgedMetres"] as? Int ?? 0) > 10_000, "\(last)")
+    }
+
     /// A GPX track's `<type>` (Arc's "taxi", a real export) is the mode of the move along it.
     @Test func aGPXTracksTypeIsTheMovesMode() throws {
         var home = try Self.home()
