@@ -70,9 +70,16 @@ struct MovePlanner {
     let points: [StayDetector.Point]
     let segments: [Segment]
 
-    init(stays: [StayDetector.Stay], points: [StayDetector.Point], segments: [OutboxStore.StaySegment]) {
+    /// The track's data just before and after the window, for a first or last move the window has no data for.
+    let before: End?
+    let after: End?
+
+    init(stays: [StayDetector.Stay], points: [StayDetector.Point], segments: [OutboxStore.StaySegment],
+         before: End? = nil, after: End? = nil) {
         self.stays = stays
         self.points = points
+        self.before = before
+        self.after = after
         self.segments = segments.map { segment in
             typealias Place = (latitude: Double, longitude: Double)
             let start: Place? = segment.startLatitude.flatMap { latitude in segment.startLongitude.map { (latitude: latitude, longitude: $0) } }
@@ -127,11 +134,19 @@ struct MovePlanner {
         if anchors.isEmpty {
             if let trackStart, let trackEnd, trackEnd.time > trackStart.time { ends.append((trackStart, trackEnd)) }
         } else {
-            if let trackStart, trackStart.time < anchors[0].arrival.time { ends.append((trackStart, anchors[0].arrival)) }
+            if let trackStart, trackStart.time < anchors[0].arrival.time {
+                ends.append((trackStart, anchors[0].arrival))
+            } else if let before, before.time < anchors[0].arrival.time {
+                ends.append((before, anchors[0].arrival))
+            }
             for (leaving, reaching) in zip(anchors, anchors.dropFirst()) where reaching.arrival.time >= leaving.departure.time {
                 ends.append((leaving.departure, reaching.arrival))
             }
-            if let trackEnd, let last = anchors.last, trackEnd.time > last.departure.time { ends.append((last.departure, trackEnd)) }
+            if let trackEnd, let last = anchors.last, trackEnd.time > last.departure.time {
+                ends.append((last.departure, trackEnd))
+            } else if let after, let last = anchors.last, after.time > last.departure.time {
+                ends.append((last.departure, after))
+            }
         }
         var index = 0
         return ends.map { departure, arrival in

@@ -75,14 +75,14 @@ public struct Timeline: Sendable, Equatable, Codable {
         let stays = found.filter { $0.departure > lower && $0.arrival < upper }
         let placed = try await places?.places(of: stays)
         let time = Clock(timeZone: timeZone)
-        // The data just outside the window, however far: a day's first move comes from it, its last goes to it.
+        // The data just outside the window, however far: a day's first move comes from it, its
+        // last goes to it, when the window holds none before its first stay or after its last.
         let (before, after) = try await outbox.neighbourFixes(before: start.addingTimeInterval(-margin), after: end.addingTimeInterval(margin))
-        let beyond = [before, after].compactMap { $0 }.map {
-            StayDetector.Point(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy, time: $0.time, anchor: $0.typed)
+        func place(_ fix: OutboxStore.StayFix?) -> MovePlanner.End? {
+            fix.map { MovePlanner.End(time: $0.time, latitude: $0.latitude, longitude: $0.longitude) }
         }
-        let usable = ((before == nil ? [] : [beyond[0]]) + points + (after == nil ? [] : [beyond[beyond.count - 1]]))
-            .filter { ($0.accuracy ?? 0) <= detector.maxAccuracy }
-        let planned = MovePlanner(stays: found, points: usable, segments: segments).moves()
+        let usable = points.filter { ($0.accuracy ?? 0) <= detector.maxAccuracy }
+        let planned = MovePlanner(stays: found, points: usable, segments: segments, before: place(before), after: place(after)).moves()
             .filter { $0.departure.time < upper && $0.arrival.time > lower }
         var totals = (distance: 0.0, moving: 0.0, bridged: 0.0, gaps: 0)
         var moves: [Move] = []
