@@ -72,6 +72,7 @@ package final class HistoryImportWriter {
         public var added = 0
         public var alreadyThere = 0
         public var visitsAdded = 0
+        public var segmentsAdded = 0
     }
 
     let store: OutboxStore
@@ -91,8 +92,9 @@ package final class HistoryImportWriter {
     }
 
     /// Adds `points` and `visits` in one transaction.
-    package func add(points: [HistoryPoint], visits: [HistoryVisit], now: Date = Date()) throws(OutboxError) -> Counts {
-        guard !points.isEmpty || !visits.isEmpty else { return Counts() }
+    package func add(points: [HistoryPoint], visits: [HistoryVisit], segments: [HistorySegment] = [],
+                     now: Date = Date()) throws(OutboxError) -> Counts {
+        guard !points.isEmpty || !visits.isEmpty || !segments.isEmpty else { return Counts() }
         let run = self.run, format = self.format
         return try store.writeNow { db in
             var counts = Counts()
@@ -151,6 +153,7 @@ package final class HistoryImportWriter {
                     counts.visitsAdded += Int(sqlite3_changes(connection))
                 }
             }
+            counts.segmentsAdded = try HistoryImportWriter.insert(segments, format: format, run: run, created: created, connection: connection)
             return counts
         }
     }
@@ -173,6 +176,7 @@ package final class HistoryImportWriter {
             let runs = "SELECT id FROM importRun WHERE id = \(run) OR (path = ? AND state = 'running')"
             try db.execute(sql: "DELETE FROM fix WHERE importRun IN (\(runs)) AND id NOT IN (SELECT fixId FROM note)", arguments: [path])
             try db.execute(sql: "DELETE FROM visit WHERE importRun IN (\(runs))", arguments: [path])
+            try db.execute(sql: "DELETE FROM segment WHERE importRun IN (\(runs))", arguments: [path])
             try db.execute(sql: "DELETE FROM importRun WHERE id IN (\(runs))", arguments: [path])
         }
     }

@@ -117,6 +117,7 @@ enum OutboxSchema {
         registerPlacesMigration(&migrator)
         registerDayZonesMigration(&migrator)
         registerPlaceNameSourcesMigration(&migrator)
+        registerDayMovesMigration(&migrator)
         return migrator
     }
 

@@ -60,8 +60,10 @@ def good(lat, lon, time):
     return -90 <= lat <= 90 and -180 <= lon <= 180 and not (lat == 0 and lon == 0) and LOW <= time < HIGH
 
 
-def result(points, visits=0, empty="no point with a time"):
-    return {"points": points, "visits": visits} if points or visits else {"refuse": empty}
+def result(points, visits=0, empty="no point with a time", moves=None):
+    if not points and not visits and not moves:
+        return {"refuse": empty}
+    return {"points": points, "visits": visits} if moves is None else {"points": points, "visits": visits, "moves": moves}
 
 
 def gpx(path):
@@ -225,7 +227,7 @@ def json_file(kind, path):
     history_counts.READERS[reader](json.loads(text), out)
     if out.refused:
         return {"nothing": "no raw-signal positions"}
-    return result(len(out.points), len(out.visits))
+    return result(len(out.points), len(out.visits), moves=out.moves)
 
 
 def count(kind, path):

@@ -19,6 +19,7 @@ NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 class Out:
     def __init__(self):
         self.points, self.visits, self.skipped = [], [], {}
+        self.moves = 0
 
     def skip(self, reason):
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -99,6 +100,12 @@ def given(obj, key):
     return isinstance(obj, dict) and key in obj and obj[key] is not None
 
 
+def move(out, start, end):
+    """An activity segment enlog keeps as a move: both times, in order, within the years a fix may have."""
+    if start is not None and end is not None and end >= start and TIME_MIN <= start <= TIME_MAX and TIME_MIN <= end <= TIME_MAX:
+        out.moves += 1
+
+
 def visit(out, start, end, lat, lon, place_id=None, lat_given=False):
     if start is None:
         return out.skip("no time")
@@ -149,8 +156,8 @@ def semantic(doc, out):
                     lat, lon = e7(body.get("centerLatE7"), True), e7(body.get("centerLngE7"), False)
                 visit(out, start, end, lat, lon, loc.get("placeId"))
             else:
-                for _ in (body.get("waypointPath") or {}).get("waypoints") or []:
-                    out.skip("no time")
+                # waypointPath: untimed, the segment's own path (enlog keeps them with it), not points.
+                move(out, start, end)
                 raw_path((body.get("simplifiedRawPath") or {}).get("points"), out)
                 for where, time in (("startLocation", start), ("endLocation", end)):
                     if isinstance(body.get(where), dict):
@@ -176,6 +183,7 @@ def android(doc, out):
             lat, lon = lat_lng(cand.get("placeLocation"))
             visit(out, start, end, lat, lon, cand.get("placeId"), lat_given=given(cand, "placeLocation"))
         if isinstance(seg.get("activity"), dict):
+            move(out, start, end)
             for where, time in (("start", start), ("end", end)):
                 raw = seg["activity"].get(where)
                 lat, lon = lat_lng(raw)
@@ -207,6 +215,7 @@ def ios(doc, out):
             visit(out, start, end, lat, lon, cand.get("placeID", cand.get("placeId")),
                   lat_given=given(cand, "placeLocation"))
         if isinstance(seg.get("activity"), dict):
+            move(out, start, end)
             for where, time in (("start", start), ("end", end)):
                 raw = seg["activity"].get(where)
                 lat, lon = pair(raw)
@@ -327,7 +336,7 @@ def main():
     out = Out()
     out.refused = False
     READERS[fmt](doc, out)
-    json.dump({"points": out.points, "visits": out.visits, "skipped": out.skipped, "refused": out.refused},
+    json.dump({"points": out.points, "visits": out.visits, "moves": out.moves, "skipped": out.skipped, "refused": out.refused},
               sys.stdout)
 
 

@@ -3,7 +3,8 @@ import Foundation
 /// The Android on-device `Timeline.json` (Settings › Location › Timeline › Export): coordinates are
 /// text, `"48.85°, 2.35°"`, with the degree sign literal, escaped or missing.
 /// - `semanticSegments`: a `visit` becomes a `HistoryVisit` spanning the segment's start and end
-///   times; an `activity` gives its start and end as points at those times; each `timelinePath`
+///   times; an `activity` gives its start and end as points at those times, and a
+///   `HistorySegment` with its `distanceMeters` and `topCandidate.type`; each `timelinePath`
 ///   entry (`point`, `time`) is a point.
 /// - `rawSignals`: a `position` (`LatLng` or `latLng`, accuracy, altitude, speed, timestamp) is a
 ///   point; a signal without one (`wifiScan`, `activityRecord`) is counted as not a point.
@@ -17,14 +18,14 @@ package final class AndroidTimelineMachine: HistoryJSONMachine, JSONHistoryForma
         case semanticSegments, rawSignals, userLocationProfile, frequentPlaces
         case startTime, endTime, visit, activity, timelinePath, topCandidate, placeId, semanticType
         case placeLocation, latLng, LatLng, start, end, point, time, position
-        case accuracyMeters, altitudeMeters, speedMetersPerSecond, timestamp
+        case accuracyMeters, altitudeMeters, speedMetersPerSecond, timestamp, distanceMeters, type
         case startTimeTimezoneUtcOffsetMinutes, endTimeTimezoneUtcOffsetMinutes
     }
     package static let keys = JSONKeyTable(["semanticSegments", "rawSignals", "userLocationProfile", "frequentPlaces",
                                             "startTime", "endTime", "visit", "activity", "timelinePath", "topCandidate",
                                             "placeId", "semanticType", "placeLocation", "latLng", "LatLng", "start", "end",
                                             "point", "time", "position", "accuracyMeters", "altitudeMeters",
-                                            "speedMetersPerSecond", "timestamp",
+                                            "speedMetersPerSecond", "timestamp", "distanceMeters", "type",
                                             "startTimeTimezoneUtcOffsetMinutes", "endTimeTimezoneUtcOffsetMinutes"])
     private var segment = SegmentFields()
     private var pathPoint = PointFields()
@@ -107,6 +108,10 @@ package final class AndroidTimelineMachine: HistoryJSONMachine, JSONHistoryForma
             }
         case (6, k(.visit)) where path[3] == k(.topCandidate) && path[4] == k(.placeLocation):
             if key == .latLng || key == .LatLng { segment.visit.position.setPair(value) }
+        case (4, k(.activity)) where key == .distanceMeters:
+            segment.activity.setDistance(value)
+        case (5, k(.activity)) where path[3] == k(.topCandidate) && key == .type:
+            segment.activity.setMode(value)
         case (4, k(.activity)), (5, k(.activity)):
             let end = path[3] == k(.end)
             guard path[3] == k(.start) || end, key == .latLng || key == .LatLng || key == .start || key == .end else { return }

@@ -11,6 +11,10 @@ import Network
 /// A track point is where someone was: one without a time, with a time that is no date, or with
 /// a position that cannot be, makes the file wrong (an error naming its line), as it always did.
 /// A time before GPS began (1970, a receiver without a date) and 0,0 are counted and skipped.
+///
+/// A track's `<type>` (Arc, OsmAnd, Strava: "walking", "taxi", "cycling") names how its points
+/// were travelled: it becomes a `HistorySegment` over the track's first to last time, with that
+/// mode and no distance of its own (the points give it).
 package struct GPXHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.gpx
     /// The namespaces of GPX 1.1 and 1.0.
@@ -23,6 +27,8 @@ package struct GPXHistoryReader: XMLHistoryReader {
     private var rootNamespace: String??
     private var point: (element: XMLStream.Element, depth: Int)?
     private var values: [String: String] = [:]
+    /// The `<trk>` being read: its `<type>` and the times of its first and last points.
+    private var track: (depth: Int, type: String?, first: Date?, last: Date?)?
 
     package init() {}
 
@@ -42,18 +48,38 @@ package struct GPXHistoryReader: XMLHistoryReader {
                 rootNamespace = .some(element.namespace)
                 return
             }
+            if point == nil, track == nil, element.namespace == namespace, element.name == "trk" {
+                track = (depth, nil, nil, nil)
+            }
             if point == nil, element.namespace == namespace, Self.pointElements.contains(element.name) {
                 point = (element, depth)
                 values = [:]
             }
         case let .end(name, namespace, text):
             defer { depth -= 1 }
-            guard let open = point, namespace == rootNamespace ?? nil else { return }
+            guard namespace == rootNamespace ?? nil else { return }
+            if let open = track, point == nil {
+                if depth == open.depth + 1, name == "type" {
+                    let word = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if !word.isEmpty, word.count <= 64 { track?.type = word }
+                } else if depth == open.depth {
+                    track = nil
+                    if let mode = open.type, let first = open.first, let last = open.last {
+                        try emit(.segment(HistorySegment(start: first, end: last, mode: mode)))
+                    }
+                }
+            }
+            guard let open = point else { return }
             if depth == open.depth + 1, Self.valueElements.contains(name) {
                 values[name] = text
             } else if depth == open.depth {
                 point = nil
-                try emit(try item(open.element))
+                let item = try item(open.element)
+                if open.element.name == "trkpt", track != nil, case .point(let read) = item {
+                    if track?.first == nil { track?.first = read.fix.timestamp }
+                    track?.last = read.fix.timestamp
+                }
+                try emit(item)
             }
         }
     }

@@ -4,8 +4,11 @@ import Foundation
 /// `placeVisit` and `activitySegment`. A visit becomes a `HistoryVisit` (Google's judgment of a
 /// stay, kept with its name, address and place id) and not a point: its position is the place's,
 /// not a measured fix. An activity segment gives its start and end locations as points at its
-/// start and end times, and the timed points of `simplifiedRawPath` (in visits too);
-/// `waypointPath` waypoints carry no time and are counted as skipped (no time), not interpolated.
+/// start and end times, and the timed points of `simplifiedRawPath` (in visits too); and it
+/// becomes a `HistorySegment` with Google's `distance`, its `activityType` (else the most likely
+/// of `activities`) and the untimed `waypointPath` waypoints in order between its ends.
+/// `childVisits` (secondary visits inside a visit) are not read: the visit they are part of is
+/// the stay.
 package typealias GoogleSemanticReader = JSONHistoryReader<GoogleSemanticMachine>
 
 package final class GoogleSemanticMachine: HistoryJSONMachine, JSONHistoryFormat {
@@ -15,19 +18,23 @@ package final class GoogleSemanticMachine: HistoryJSONMachine, JSONHistoryFormat
         case latitudeE7, longitudeE7, latE7, lngE7, name, address, placeId, semanticType
         case duration, startTimestamp, startTimestampMs, endTimestamp, endTimestampMs
         case startLocation, endLocation, waypointPath, waypoints, simplifiedRawPath, points
-        case timestampMs, timestamp, accuracyMeters
+        case timestampMs, timestamp, accuracyMeters, distance, activityType, activities
     }
     package static let keys = JSONKeyTable(["timelineObjects", "placeVisit", "activitySegment", "location",
                                             "centerLatE7", "centerLngE7", "latitudeE7", "longitudeE7", "latE7", "lngE7",
                                             "name", "address", "placeId", "semanticType", "duration", "startTimestamp",
                                             "startTimestampMs", "endTimestamp", "endTimestampMs", "startLocation",
                                             "endLocation", "waypointPath", "waypoints", "simplifiedRawPath", "points",
-                                            "timestampMs", "timestamp", "accuracyMeters"])
+                                            "timestampMs", "timestamp", "accuracyMeters", "distance", "activityType",
+                                            "activities"])
     private var visit = VisitFields()
     private var center = PointFields()
     private var segmentStart = PointFields(), segmentEnd = PointFields()
     private var sawStart = false, sawEnd = false
     private var rawPoint = PointFields()
+    private var activity = ActivityFields()
+    /// The first of `activities` (Google lists them most likely first), for a segment without `activityType`.
+    private var likeliestActivity: String?
 
     private func k(_ key: Key) -> Int32 { key.rawValue }
 
@@ -51,6 +58,8 @@ package final class GoogleSemanticMachine: HistoryJSONMachine, JSONHistoryFormat
             segmentEnd = PointFields()
             sawStart = false
             sawEnd = false
+            activity = ActivityFields()
+            likeliestActivity = nil
         } else if path.count == 4, kind == .activitySegment {
             if path[3] == k(.startLocation) { sawStart = true }
             if path[3] == k(.endLocation) { sawEnd = true }
@@ -71,10 +80,16 @@ package final class GoogleSemanticMachine: HistoryJSONMachine, JSONHistoryFormat
             segmentEnd.utcOffset = visit.endOffset
             if sawStart { pending.append(segmentStart.item()) }
             if sawEnd { pending.append(segmentEnd.item()) }
+            activity.start = visit.start
+            activity.end = visit.end
+            activity.startPoint = segmentStart
+            activity.endPoint = segmentEnd
+            if activity.mode == nil { activity.mode = likeliestActivity }
+            activity.emit(into: &pending)
         } else if isPathPoint(path, .points, in: .simplifiedRawPath) {
             pending.append(rawPoint.item())
         } else if isPathPoint(path, .waypoints, in: .waypointPath) {
-            pending.append(.skipped(.noTime))
+            activity.endWaypoint()
         }
     }
 
@@ -84,6 +99,16 @@ package final class GoogleSemanticMachine: HistoryJSONMachine, JSONHistoryFormat
         case 4:
             if key == .centerLatE7 { center.setE7(value, latitude: true) }
             if key == .centerLngE7 { center.setE7(value, latitude: false) }
+            if kind == .activitySegment, key == .distance { activity.setDistance(value) }
+            if kind == .activitySegment, key == .activityType { activity.setMode(value) }
+        case 6 where kind == .activitySegment && path[3] == k(.activities) && key == .activityType:
+            if likeliestActivity == nil { likeliestActivity = value.text.flatMap { $0.count <= 64 ? $0 : nil } }
+        case 7 where kind == .activitySegment && path[3] == k(.waypointPath) && path[4] == k(.waypoints):
+            switch key {
+            case .latE7, .latitudeE7: activity.waypoint.setE7(value, latitude: true)
+            case .lngE7, .longitudeE7: activity.waypoint.setE7(value, latitude: false)
+            default: break
+            }
         case 5 where path[3] == k(.duration):
             switch key {
             case .startTimestamp, .startTimestampMs: visit.setStart(value)

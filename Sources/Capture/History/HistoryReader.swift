@@ -60,6 +60,49 @@ package struct HistoryVisit: Sendable, Equatable {
     }
 }
 
+/// A stretch of movement another program judged (Google's `activitySegment`, the on-device
+/// `activity`): its timed ends, the distance and the mode the source states, and the untimed
+/// waypoints it gives in order between its ends (Google's `waypointPath`). Kept beside the points
+/// so a day's distance is the source's own figure where it has one, and a move has its mode.
+package struct HistorySegment: Sendable, Equatable {
+    package struct Waypoint: Sendable, Equatable {
+        package var latitude: Double
+        package var longitude: Double
+
+        package init(latitude: Double, longitude: Double) {
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+    }
+
+    /// Waypoints kept per segment; a path longer than this keeps its first ones (a real drive of
+    /// hours has a few dozen).
+    package static let waypointLimit = 10_000
+    /// The longest distance a segment may state, metres (more than any trip on Earth).
+    package static let distanceLimit = 0.0...40_075_000.0
+
+    package var start: Date
+    package var end: Date
+    package var startPoint: Waypoint?
+    package var endPoint: Waypoint?
+    /// Metres, as the source states it; nil when it states none.
+    package var distance: Double?
+    /// The source's own word for how the person moved ("IN_PASSENGER_VEHICLE", "walking").
+    package var mode: String?
+    package var waypoints: [Waypoint]
+
+    package init(start: Date, end: Date, startPoint: Waypoint? = nil, endPoint: Waypoint? = nil,
+                 distance: Double? = nil, mode: String? = nil, waypoints: [Waypoint] = []) {
+        self.start = start
+        self.end = end
+        self.startPoint = startPoint
+        self.endPoint = endPoint
+        self.distance = distance
+        self.mode = mode
+        self.waypoints = waypoints
+    }
+}
+
 /// Why a record in a file that is otherwise fine did not become a point. Counted, not fatal:
 /// real exports carry such records (0,0 at time 0, 1970 times, strings in number fields).
 package enum HistorySkip: String, Sendable, CaseIterable, Codable {
@@ -75,6 +118,7 @@ package enum HistorySkip: String, Sendable, CaseIterable, Codable {
 package enum HistoryItem: Sendable, Equatable {
     case point(HistoryPoint)
     case visit(HistoryVisit)
+    case segment(HistorySegment)
     case skipped(HistorySkip)
 }
 

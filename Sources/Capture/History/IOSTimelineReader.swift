@@ -2,7 +2,8 @@ import Foundation
 
 /// The iOS Google Maps export `location-history.json`: a top-level array of segments, positions as
 /// `"geo:lat,lon"`, every number quoted. A `visit` becomes a `HistoryVisit` over the segment's
-/// start and end; an `activity` gives its `start` and `end` as points at those times; each
+/// start and end; an `activity` gives its `start` and `end` as points at those times, and a
+/// `HistorySegment` with its `distanceMeters` and `topCandidate.type`; each
 /// `timelinePath` point is timed by `durationMinutesOffsetFromStartTime` from the segment's start.
 /// A segment's path points wait for its `startTime` only if the file writes it after them.
 package typealias IOSTimelineReader = JSONHistoryReader<IOSTimelineMachine>
@@ -11,11 +12,11 @@ package final class IOSTimelineMachine: HistoryJSONMachine, JSONHistoryFormat {
     package static let format = HistoryFormat.iosTimeline
     enum Key: Int32 {
         case startTime, endTime, visit, activity, timelinePath, topCandidate, placeID, placeId, semanticType
-        case placeLocation, start, end, point, durationMinutesOffsetFromStartTime
+        case placeLocation, start, end, point, durationMinutesOffsetFromStartTime, distanceMeters, type
     }
     package static let keys = JSONKeyTable(["startTime", "endTime", "visit", "activity", "timelinePath", "topCandidate",
                                             "placeID", "placeId", "semanticType", "placeLocation", "start", "end", "point",
-                                            "durationMinutesOffsetFromStartTime"])
+                                            "durationMinutesOffsetFromStartTime", "distanceMeters", "type"])
     /// Path points held while the segment's start time is unknown; past this many, more are
     /// counted as having no time rather than held.
     static let heldPointLimit = 100_000
@@ -85,6 +86,9 @@ package final class IOSTimelineMachine: HistoryJSONMachine, JSONHistoryFormat {
         case (3, k(.activity)):
             if key == .start { segment.activityStart.setPair(value) }
             if key == .end { segment.activityEnd.setPair(value) }
+            if key == .distanceMeters { segment.activity.setDistance(value) }
+        case (4, k(.activity)) where path[2] == k(.topCandidate) && key == .type:
+            segment.activity.setMode(value)
         case (4, k(.timelinePath)):
             if key == .point { pathPoint.setPair(value) }
             if key == .durationMinutesOffsetFromStartTime { offsetMinutes = value.double }

@@ -79,12 +79,17 @@ public struct DayDigest: Sendable {
         let records = try await outbox.history(from: day.start, to: day.end)
         guard let last = records.last, let lastId = last.id else { throw DigestError(day: day.name) }
         let fixes = try records.map { try $0.fix() }
-        let statistics = TrackStatistics(fixes)
+        var statistics = TrackStatistics(fixes)
         let places = try await outbox.notedPlaces(from: day.start, to: day.end)
         // Known places' names, no geocoder: a digest written offline or in a backfill waits for nobody.
         let timeline = try await Timeline.build(outbox: outbox, detector: stays,
                                                 places: PlaceBook(outbox: outbox, newPlaceRadius: stays.radius * 2, geocoder: nil),
                                                 from: day.start, to: day.end, timeZone: day.timeZone)
+        // The day's distance and time moving are its timeline's (the source's own figures where
+        // an import gave them, the first and last moves included): title, body and timeline agree.
+        statistics.distance = Double(timeline.distanceMetres)
+        statistics.movingTime = TimeInterval(timeline.movingSeconds)
+        statistics.gaps = timeline.gaps
         let earlierYears = try await OnThisDay.years(of: day, outbox: outbox, detector: stays)
 
         let gpx = Data(TrackWriter.gpx(fixes, name: "enlog \(day.name)").utf8)
@@ -108,7 +113,7 @@ public struct DayDigest: Sendable {
         }
         resources.append(track)
 
-        let title = try NoteRenderer.checkedTitle("Day \(day.name): \(statistics.distanceText), \(statistics.movingTimeText) moving")
+        let title = try NoteRenderer.checkedTitle("Day \(day.name): \(TimelineText.distance(timeline.distanceMetres)), \(TimelineText.movingTime(timeline.movingSeconds)) moving")
         let content = content(day, statistics, places: places, timeline: timeline, earlierYears: earlierYears,
                               picture: picture, track: track)
         let report = validator.validate(content)
@@ -128,9 +133,9 @@ public struct DayDigest: Sendable {
         clock.dateFormat = "HH:mm"
         func text(_ value: String) -> String { ENMLCharacters.escaped(value) }
         var body = "<h2>\(text(day.longName))</h2>"
-        var summary = "Distance travelled: \(statistics.distanceText). Time moving: \(statistics.movingTimeText)."
-        if statistics.gaps > 0 {
-            summary += " Not counted: \(counted(statistics.gaps, "gap")) of more than \(Int(TrackStatistics.longestGap / 60)) min between fixes."
+        var summary = "Distance travelled: \(TimelineText.distance(timeline.distanceMetres)). Time moving: \(TimelineText.movingTime(timeline.movingSeconds))."
+        if timeline.gaps > 0 {
+            summary += " Of it, \(TimelineText.distance(timeline.bridgedMetres)) across \(counted(timeline.gaps, "gap")) of more than \(Int(Timeline.gapSeconds / 60)) min without data, as the crow flies."
         }
         if let start = statistics.start, let end = statistics.end {
             summary += " \(counted(statistics.fixes, "fix", plural: "fixes")) from \(clock.string(from: start)) to \(clock.string(from: end)) (\(LivedZones.name(day.timeZone)))."
@@ -139,7 +144,7 @@ public struct DayDigest: Sendable {
         if let picture {
             body += "<div><en-media type=\"\(MapImage.mimeType)\" hash=\"\(picture.hash)\" width=\"\(picture.width)\" height=\"\(picture.height)\"/></div>"
         }
-        if !timeline.stays.isEmpty {
+        if !timeline.stays.isEmpty || !timeline.moves.isEmpty {
             body += "<h3>Timeline</h3><ul>"
             for line in TimelineText.lines(timeline, dated: false) {
                 body += "<li>\(text(line.trimmingCharacters(in: .whitespaces)))</li>"

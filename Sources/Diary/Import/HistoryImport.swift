@@ -26,6 +26,9 @@ package struct HistoryImport {
         package var skipped: [HistorySkip: Int] = [:]
         package var visitsRead = 0
         package var visitsAdded = 0
+        /// The source's own stretches of movement (`HistorySegment`): with their distance, mode and waypoints.
+        package var movesRead = 0
+        package var movesAdded = 0
         /// Why the file added nothing, when it did not.
         package var error: HistoryImportError?
         /// What the file holds instead of points, when by its nature it holds none: nothing to
@@ -166,7 +169,7 @@ package struct HistoryImport {
             }
             try reader.finish { batch.take($0) }
             try batch.flush(writer, into: &report)
-            if report.read == 0 && report.visitsRead == 0 {
+            if report.read == 0 && report.visitsRead == 0 && report.movesRead == 0 {
                 throw HistoryImportError.nothingToImport(path: path, format: kind.format, skipped: report.skipped)
             }
             try writer.finish()
@@ -268,6 +271,7 @@ package struct HistoryImport {
 struct HistoryBatch {
     var points: [HistoryPoint] = []
     var visits: [HistoryVisit] = []
+    var segments: [HistorySegment] = []
     var skipped: [HistorySkip: Int] = [:]
     let collectFixes: Bool
     var fixes: [Fix] = []
@@ -282,6 +286,7 @@ struct HistoryBatch {
             points.append(point)
             if collectFixes { fixes.append(point.fix) }
         case .visit(let visit): visits.append(visit)
+        case .segment(let segment): segments.append(segment)
         case .skipped(let reason): skipped[reason, default: 0] += 1
         }
     }
@@ -290,10 +295,11 @@ struct HistoryBatch {
     mutating func flushIfFull(_ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport,
                               progress: HistoryImportProgress?, bytes: Int) throws {
         let size = HistoryImport.pointsPerTransaction
-        while points.count >= size || visits.count >= size {
-            try write(Array(points.prefix(size)), Array(visits.prefix(size)), writer, into: &report)
+        while points.count >= size || visits.count >= size || segments.count >= size {
+            try write(Array(points.prefix(size)), Array(visits.prefix(size)), Array(segments.prefix(size)), writer, into: &report)
             points.removeFirst(min(size, points.count))
             visits.removeFirst(min(size, visits.count))
+            segments.removeFirst(min(size, segments.count))
         }
         progress?.update(bytes: bytes, points: report.read + points.count)
     }
@@ -301,19 +307,22 @@ struct HistoryBatch {
     /// Writes what is left (the file has ended).
     mutating func flush(_ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport) throws {
         try flushIfFull(writer, into: &report, progress: nil, bytes: 0)
-        try write(points, visits, writer, into: &report)
+        try write(points, visits, segments, writer, into: &report)
         points.removeAll()
         visits.removeAll()
+        segments.removeAll()
     }
 
-    private mutating func write(_ points: [HistoryPoint], _ visits: [HistoryVisit], _ writer: HistoryImportWriter,
-                                into report: inout HistoryImport.FileReport) throws {
-        let counts = try writer.add(points: points, visits: visits)
+    private mutating func write(_ points: [HistoryPoint], _ visits: [HistoryVisit], _ segments: [HistorySegment],
+                                _ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport) throws {
+        let counts = try writer.add(points: points, visits: visits, segments: segments)
         report.read += points.count
         report.added += counts.added
         report.alreadyThere += counts.alreadyThere
         report.visitsRead += visits.count
         report.visitsAdded += counts.visitsAdded
+        report.movesRead += segments.count
+        report.movesAdded += counts.segmentsAdded
         report.skipped.merge(skipped, uniquingKeysWith: +)
         skipped.removeAll()
     }

@@ -28,10 +28,21 @@ public struct Timeline: Sendable, Equatable, Codable {
         public var departure: String
         public var arrival: String
         public var durationSeconds: Int
-        /// Along the fixes between the two stays, from one centre to the other.
+        /// Metres from the stay (or the track's end) it leaves to the one it reaches: the source's
+        /// own figure for each of its activity segments (Google's `distance`), else along their
+        /// waypoints, else along the fixes; a stretch without data is bridged in a straight line.
         public var distanceMetres: Int
-        /// How the person moved, when an import said so; nil otherwise.
+        /// The seconds of it spent moving: the source's segments and the fixes' steps, not the
+        /// gaps without data.
+        public var movingSeconds: Int
+        /// How the person moved: the source's own activity where it names one, else inferred
+        /// from the pace; nil when neither tells.
         public var mode: String?
+        /// "source" or "inferred" (nil without a mode).
+        public var modeSource: String?
+        /// The part of `distanceMetres` bridged in a straight line over gaps without data, and how many.
+        public var bridgedMetres: Int
+        public var gaps: Int
     }
 
     public var from: String
@@ -40,36 +51,60 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// the offset the day was lived in (each time carries its own offset).
     public var timeZone: String
     public var stays: [Stay]
+    /// Every move overlapping the span, the first and the last included (from a stay before the
+    /// span or the track's first fix, to a stay after it or the track's last), in time order.
     public var moves: [Move]
+    /// The span's own share of its moves (a move across midnight counts on each side for its
+    /// part): what the digest's title and body say.
+    public var distanceMetres: Int
+    public var movingSeconds: Int
+    public var bridgedMetres: Int
+    public var gaps: Int
+
+    /// Fixes or data further apart than this during a move leave a gap: the way between is bridged.
+    public static let gapSeconds = TrackStatistics.longestGap
 
     /// The timeline of `start..<end`: stays overlapping it, found in the fixes from `maxGap`
     /// before to `maxGap` after (so a night at home that began yesterday is whole), each the place
-    /// `places` knows it as (making and naming new ones) unless `places` is nil.
+    /// `places` knows it as (making and naming new ones) unless `places` is nil; and the moves
+    /// between them, with their distance and mode from the imported activity segments.
     public static func build(outbox: OutboxStore, detector: StayDetector, places: PlaceBook? = nil,
                              from start: Date, to end: Date, timeZone: TimeZone) async throws -> Timeline {
         let (found, points) = try await stays(outbox: outbox, detector: detector, from: start, to: end)
+        let margin = detector.maxGap + detector.minDuration
+        let segments = try await outbox.staySegments(from: start.addingTimeInterval(-margin), to: end.addingTimeInterval(margin))
         let lower = start.timeIntervalSince1970, upper = end.timeIntervalSince1970
         let stays = found.filter { $0.departure > lower && $0.arrival < upper }
         let placed = try await places?.places(of: stays)
         let time = Clock(zones: try await LivedZones.load(outbox: outbox, from: start, to: end, fallback: timeZone))
+        // The data just outside the window, however far: a day's first move comes from it, its
+        // last goes to it, when the window holds none before its first stay or after its last.
+        let (before, after) = try await outbox.neighbourFixes(before: start.addingTimeInterval(-margin), after: end.addingTimeInterval(margin))
+        func place(_ fix: OutboxStore.StayFix?) -> MovePlanner.End? {
+            fix.map { MovePlanner.End(time: $0.time, latitude: $0.latitude, longitude: $0.longitude) }
+        }
+        let usable = points.filter { ($0.accuracy ?? 0) <= detector.maxAccuracy }
+        let planned = MovePlanner(stays: found, points: usable, segments: segments, before: place(before), after: place(after)).moves()
+            .filter { $0.departure.time < upper && $0.arrival.time > lower }
+        var totals = (distance: 0.0, moving: 0.0, bridged: 0.0, gaps: 0)
         var moves: [Move] = []
-        var index = points.startIndex
-        for (leaving, reaching) in zip(stays, stays.dropFirst()) {
-            var distance = 0.0
-            var last = (leaving.latitude, leaving.longitude)
-            while index < points.endIndex, points[index].time <= leaving.departure { index += 1 }
-            while index < points.endIndex, points[index].time < reaching.arrival {
-                let point = points[index]
-                if (point.accuracy ?? 0) <= detector.maxAccuracy {
-                    distance += Self.metres(last, (point.latitude, point.longitude))
-                    last = (point.latitude, point.longitude)
+        for move in planned {
+            for leg in move.legs {
+                let share = leg.share(of: lower..<upper)
+                totals.distance += leg.metres * share.fraction
+                if leg.kind == .gap {
+                    totals.bridged += leg.metres * share.fraction
+                    if share.fraction > 0 { totals.gaps += 1 }
+                } else {
+                    totals.moving += share.seconds
                 }
-                index += 1
             }
-            distance += Self.metres(last, (reaching.latitude, reaching.longitude))
-            moves.append(Move(departure: time.string(leaving.departure), arrival: time.string(reaching.arrival),
-                              durationSeconds: Int((reaching.arrival - leaving.departure).rounded()),
-                              distanceMetres: Int(distance.rounded()), mode: nil))
+            let (mode, modeSource) = move.mode()
+            moves.append(Move(departure: time.string(move.departure.time), arrival: time.string(move.arrival.time),
+                              durationSeconds: Int((move.arrival.time - move.departure.time).rounded()),
+                              distanceMetres: Int(move.metres.rounded()), movingSeconds: Int(move.movingSeconds.rounded()),
+                              mode: mode, modeSource: modeSource, bridgedMetres: Int(move.bridgedMetres.rounded()),
+                              gaps: move.legs.count { $0.kind == .gap }))
         }
         return Timeline(from: time.string(lower), to: time.string(upper), timeZone: LivedZones.name(timeZone),
                         stays: stays.enumerated().map { index, stay in
@@ -79,11 +114,13 @@ public struct Timeline: Sendable, Equatable, Codable {
                                         fixes: stay.fixes, origin: stay.origin.rawValue, place: place?.id,
                                         name: place?.name ?? stay.name)
                         },
-                        moves: moves)
+                        moves: moves, distanceMetres: Int(totals.distance.rounded()), movingSeconds: Int(totals.moving.rounded()),
+                        bridgedMetres: Int(totals.bridged.rounded()), gaps: totals.gaps)
     }
 
     /// The stays of the history overlapping `start..<end` (some may reach beyond), with the
-    /// points they were found in.
+    /// points they were found in. An imported visit inside another (Google's secondary and
+    /// child visits) is part of it, not a stay of its own; no two stays share a moment.
     public static func stays(outbox: OutboxStore, detector: StayDetector, from start: Date,
                              to end: Date) async throws(OutboxError) -> ([StayDetector.Stay], [StayDetector.Point]) {
         let margin = detector.maxGap + detector.minDuration
@@ -94,12 +131,49 @@ public struct Timeline: Sendable, Equatable, Codable {
             StayDetector.Point(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy, time: $0.time,
                                anchor: $0.typed)
         }
-        let found = detector.stays(in: points, visits: visits.map {
+        let found = detector.stays(in: points, visits: folded(visits.map {
             let named = VisitNames.name(name: $0.name, address: $0.address, semanticType: $0.semanticType)
             return StayDetector.Visit(latitude: $0.latitude, longitude: $0.longitude, start: $0.start, end: $0.end,
                                       name: named?.0, nameIsAddress: named?.1 == .address)
-        })
-        return (found, points)
+        }))
+        return (apart(found), points)
+    }
+
+    /// Visits as stays: one inside another (a secondary visit, a child visit) folds into it; one
+    /// that begins before another ends begins when that one ends.
+    static func folded(_ visits: [StayDetector.Visit]) -> [StayDetector.Visit] {
+        let ordered = visits.enumerated().sorted {
+            ($0.element.start, -$0.element.end, $0.offset) < ($1.element.start, -$1.element.end, $1.offset)
+        }.map(\.element)
+        var kept: [StayDetector.Visit] = []
+        for visit in ordered {
+            guard let last = kept.last, visit.start < last.end else {
+                kept.append(visit)
+                continue
+            }
+            guard visit.end > last.end else { continue }
+            var rest = visit
+            rest.start = last.end
+            kept.append(rest)
+        }
+        return kept
+    }
+
+    /// Stays in time order with no moment in two: a stay within the one before is part of it,
+    /// one overlapping its end begins there.
+    static func apart(_ stays: [StayDetector.Stay]) -> [StayDetector.Stay] {
+        var kept: [StayDetector.Stay] = []
+        for stay in stays.sorted(by: { ($0.arrival, -$0.departure) < ($1.arrival, -$1.departure) }) {
+            guard let last = kept.last, stay.arrival < last.departure else {
+                kept.append(stay)
+                continue
+            }
+            guard stay.departure > last.departure else { continue }
+            var rest = stay
+            rest.arrival = last.departure
+            kept.append(rest)
+        }
+        return kept
     }
 
     static func metres(_ a: (Double, Double), _ b: (Double, Double)) -> Double {

@@ -43,6 +43,7 @@ struct ImportSummary {
             text += "; \(skipped) skipped (\(reasons.joined(separator: ", ")))"
         }
         if file.visitsRead > 0 { text += "; \(counted(file.visitsRead, "stay")), \(file.visitsAdded) added" }
+        if file.movesRead > 0 { text += "; \(counted(file.movesRead, "move")), \(file.movesAdded) added" }
         return text
     }
 
@@ -51,7 +52,8 @@ struct ImportSummary {
             var object: [String: Any] = [
                 "path": file.path, "format": file.format?.rawValue ?? NSNull(), "read": file.read, "added": file.added,
                 "alreadyThere": file.alreadyThere, "skipped": Dictionary(uniqueKeysWithValues: file.skipped.map { ($0.key.rawValue, $0.value) }),
-                "visits": ["read": file.visitsRead, "added": file.visitsAdded]]
+                "visits": ["read": file.visitsRead, "added": file.visitsAdded],
+                "moves": ["read": file.movesRead, "added": file.movesAdded]]
             if let holds = file.nothingToImport { object["nothingToImport"] = holds }
             return object
         }
@@ -65,6 +67,7 @@ struct ImportSummary {
                 for (reason, count) in file.skipped { result[reason.rawValue, default: 0] += count }
             },
             "visits": ["read": imported.map(\.visitsRead).reduce(0, +), "added": imported.map(\.visitsAdded).reduce(0, +)],
+            "moves": ["read": imported.map(\.movesRead).reduce(0, +), "added": imported.map(\.movesAdded).reduce(0, +)],
             "files": files.map(object), "passedOver": passedOver,
             "nothingToImport": files.count - imported.count,
             "errors": failures.map { ["path": $0.path, "message": $0.message, "exitCode": Int($0.exitCode)] as [String: Any] },

@@ -69,6 +69,7 @@ final class JSONHistoryReaderTests: XCTestCase {
           {"activitySegment": {"startLocation": {"latitudeE7": 523700000, "longitudeE7": 48900000},
             "endLocation": {"latitudeE7": 523800000, "longitudeE7": 49000000},
             "duration": {"startTimestamp": "2021-01-01T01:00:00Z", "endTimestamp": "2021-01-01T01:30:00.000Z"},
+            "distance": 1520, "activities": [{"activityType": "CYCLING"}, {"activityType": "WALKING"}],
             "waypointPath": {"waypoints": [{"latE7": 523750000, "lngE7": 48950000}, {"latE7": 1, "lngE7": 1}]},
             "simplifiedRawPath": {"points": [{"latE7": 523760000, "lngE7": 48960000, "timestampMs": "1609463400000", "accuracyMeters": 9}]}}}
         ]}
@@ -80,7 +81,14 @@ final class JSONHistoryReaderTests: XCTestCase {
                                            placeId: "ChIJ1", semanticType: "TYPE_HOME"))
         XCTAssertEqual(outcome.points.map(\.fix.timestamp.timeIntervalSince1970), [1_609_463_400, 1_609_462_800, 1_609_464_600])
         XCTAssertEqual(outcome.points.first?.fix.horizontalAccuracy, 9)
-        XCTAssertEqual(outcome.skipped, ["no time": 2], "waypoints have no time: counted, not invented")
+        XCTAssertEqual(outcome.skipped, [:], "waypoints are the segment's, in order between its timed ends")
+        typealias Waypoint = HistorySegment.Waypoint
+        XCTAssertEqual(outcome.segments, [HistorySegment(start: Date(timeIntervalSince1970: 1_609_462_800), end: Date(timeIntervalSince1970: 1_609_464_600),
+                                                         startPoint: Waypoint(latitude: 52.37, longitude: 4.89),
+                                                         endPoint: Waypoint(latitude: 52.38, longitude: 4.9), distance: 1520,
+                                                         mode: "CYCLING", waypoints: [Waypoint(latitude: 52.375, longitude: 4.895),
+                                                                                      Waypoint(latitude: 1e-7, longitude: 1e-7)])],
+                       "the source's distance, its likeliest activity (no activityType), the waypoints in order")
     }
 
     func testAndroidDegreeSignsRawSignalsAndFrequentPlaces() throws {
@@ -89,7 +97,8 @@ final class JSONHistoryReaderTests: XCTestCase {
           {"startTime": "2024-01-01T10:00:00.000+01:00", "endTime": "2024-01-01T11:00:00.000+01:00",
            "visit": {"topCandidate": {"placeId": "P1", "semanticType": "HOME", "placeLocation": {"latLng": "48.85\u00b0, 2.35\u00b0"}}}},
           {"startTime": "2024-01-01T11:00:00Z", "endTime": "2024-01-01T12:00:00Z",
-           "activity": {"start": {"latLng": "-27.41°, 163.56°"}, "end": {"latLng": "48.86, 2.36"}},
+           "activity": {"start": {"latLng": "-27.41°, 163.56°"}, "end": {"latLng": "48.86, 2.36"}, "distanceMeters": 900.5,
+                        "topCandidate": {"type": "WALKING", "probability": 0.9}},
            "timelinePath": [{"point": "48.855°, 2.355°", "time": "2024-01-01T11:30:00Z"}]}
         ],
         "rawSignals": [
@@ -108,6 +117,9 @@ final class JSONHistoryReaderTests: XCTestCase {
         XCTAssertEqual(outcome.points.last?.fix.speed, nil, "a negative speed is dropped, not the point")
         XCTAssertEqual(outcome.points.last?.fix.altitude, 35.5)
         XCTAssertEqual(outcome.skipped, ["record that is not a point": 2, "no time": 1])
+        XCTAssertEqual(outcome.segments, [HistorySegment(start: Date(timeIntervalSince1970: 1_704_106_800), end: Date(timeIntervalSince1970: 1_704_110_400),
+                                                         startPoint: .init(latitude: -27.41, longitude: 163.56),
+                                                         endPoint: .init(latitude: 48.86, longitude: 2.36), distance: 900.5, mode: "WALKING")])
     }
 
     func testIOSQuotedNumbersGeoStringsAndOffsetsFromTheStart() throws {
@@ -129,6 +141,10 @@ final class JSONHistoryReaderTests: XCTestCase {
         XCTAssertEqual(outcome.points.map(\.utcOffset), [nil, nil])
         XCTAssertEqual(outcome.visits.first?.end.timeIntervalSince1970 ?? 0, 1_693_173_866.999, accuracy: 1e-6)
         XCTAssertEqual(outcome.skipped, ["0,0 position": 1])
+        XCTAssertEqual(outcome.segments, [HistorySegment(start: Date(timeIntervalSince1970: 1_693_213_200), end: Date(timeIntervalSince1970: 1_693_216_800),
+                                                         startPoint: .init(latitude: 27.7, longitude: -97.3), endPoint: nil,
+                                                         distance: 1200.5, mode: "KNxDHIcTwQsRGbsUlqVP")],
+                       "quoted numbers, and a 0,0 end that is no place")
     }
 
     func testTimelineEditsWithoutPositionsImportNothingAndSaySo() {

@@ -19,6 +19,7 @@ struct JSONHistoryOutcome: Equatable {
 
     var points: [HistoryPoint] { items.compactMap { if case .point(let point) = $0 { point } else { nil } } }
     var visits: [HistoryVisit] { items.compactMap { if case .visit(let visit) = $0 { visit } else { nil } } }
+    var segments: [HistorySegment] { items.compactMap { if case .segment(let segment) = $0 { segment } else { nil } } }
     var skipped: [String: Int] {
         items.reduce(into: [:]) { counts, item in if case .skipped(let why) = item { counts[why.rawValue, default: 0] += 1 } }
     }
@@ -134,6 +135,7 @@ final class JSONHistoryRealDataTests: XCTestCase {
             Self.assertSame(outcome.visits.map { [$0.start.timeIntervalSince1970, $0.end.timeIntervalSince1970, $0.latitude, $0.longitude] },
                             visits, "visits of \(file.name)")
             XCTAssertEqual(outcome.skipped, independent["skipped"] as? [String: Int] ?? [:], "skips of \(file.name)")
+            XCTAssertEqual(outcome.segments.count, independent["moves"] as? Int ?? 0, "moves (activity segments) of \(file.name)")
         }
     }
 

@@ -140,16 +140,81 @@ package struct VisitFields {
     }
 }
 
+/// An activity segment as a file gave it (`HistorySegment`), gathered field by field.
+package struct ActivityFields {
+    package var start: Double?
+    package var end: Double?
+    package var startPoint = PointFields(), endPoint = PointFields()
+    package var distance: Double?
+    package var mode: String?
+    package var waypoints: [HistorySegment.Waypoint] = []
+    /// Waypoints past `HistorySegment.waypointLimit`, counted as skipped.
+    package var waypointsDropped = 0
+    package var waypoint = PointFields()
+
+    package init() {}
+
+    package mutating func setDistance(_ value: JSONScalar) {
+        distance = value.double.flatMap { HistorySegment.distanceLimit.contains($0) ? $0 : nil }
+    }
+
+    package mutating func setMode(_ value: JSONScalar) {
+        // A word, not a novel: Google's longest is "IN_PASSENGER_VEHICLE".
+        mode = value.text.flatMap { $0.count <= 64 ? $0 : nil }
+    }
+
+    /// The waypoint gathered in `waypoint` ends: kept if it is a position that can be.
+    package mutating func endWaypoint() {
+        var check = waypoint
+        check.time = 0
+        waypoint = PointFields()
+        guard let latitude = check.latitude, let longitude = check.longitude,
+              Fix.Limits.latitude.contains(latitude), Fix.Limits.longitude.contains(longitude),
+              !(latitude == 0 && longitude == 0) else { return }
+        guard waypoints.count < HistorySegment.waypointLimit else {
+            waypointsDropped += 1
+            return
+        }
+        waypoints.append(HistorySegment.Waypoint(latitude: latitude, longitude: longitude))
+    }
+
+    private static func place(_ fields: PointFields) -> HistorySegment.Waypoint? {
+        guard let latitude = fields.latitude, let longitude = fields.longitude,
+              Fix.Limits.latitude.contains(latitude), Fix.Limits.longitude.contains(longitude),
+              !(latitude == 0 && longitude == 0) else { return nil }
+        return HistorySegment.Waypoint(latitude: latitude, longitude: longitude)
+    }
+
+    /// The segment, when it has both times in order and within `Fix.Limits.time`; nil otherwise
+    /// (its points, if any, are still read on their own).
+    package func segment() -> HistorySegment? {
+        guard let start, let end, end >= start else { return nil }
+        let from = Date(timeIntervalSince1970: start), to = Date(timeIntervalSince1970: end)
+        guard Fix.Limits.time.contains(from), Fix.Limits.time.contains(to) else { return nil }
+        return HistorySegment(start: from, end: to, startPoint: Self.place(startPoint), endPoint: Self.place(endPoint),
+                              distance: distance, mode: mode, waypoints: waypoints)
+    }
+
+    /// What the segment adds after its points: itself, and a skip per waypoint it could not keep.
+    package func emit(into items: inout [HistoryItem]) {
+        if let segment = segment() { items.append(.segment(segment)) }
+        for _ in 0..<waypointsDropped { items.append(.skipped(.noTime)) }
+    }
+}
+
 /// A segment of the on-device Timeline exports (Android and iOS): a visit, an activity or both,
 /// over the segment's start and end times (kept in `visit`).
 package struct SegmentFields {
     package var visit = VisitFields()
     package var activityStart = PointFields(), activityEnd = PointFields()
     package var sawVisit = false, sawActivity = false
+    /// The activity's distance (`distanceMeters`) and mode (`topCandidate.type`).
+    package var activity = ActivityFields()
 
     package init() {}
 
-    /// The visit over the segment's times; the activity's start and end as points at them.
+    /// The visit over the segment's times; the activity's start and end as points at them, and
+    /// the activity as a `HistorySegment` with the source's distance and mode.
     package func emit(into items: inout [HistoryItem]) {
         if sawVisit { items.append(visit.item()) }
         guard sawActivity else { return }
@@ -160,6 +225,12 @@ package struct SegmentFields {
         end.utcOffset = visit.endOffset
         items.append(start.item())
         items.append(end.item())
+        var fields = activity
+        fields.start = visit.start
+        fields.end = visit.end
+        fields.startPoint = activityStart
+        fields.endPoint = activityEnd
+        fields.emit(into: &items)
     }
 }
 

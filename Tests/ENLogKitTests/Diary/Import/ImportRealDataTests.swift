@@ -73,6 +73,9 @@ struct ImportRealDataTests {
             let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
             #expect(summary?["read"] as? Int == points, "\(entry.file): \(result.standardOutput)")
             #expect((summary?["visits"] as? [String: Any])?["read"] as? Int == visits, "\(entry.file): \(result.standardOutput)")
+            if let moves = expected["moves"]?.number {
+                #expect((summary?["moves"] as? [String: Any])?["read"] as? Int == moves, "\(entry.file): \(result.standardOutput)")
+            }
         } else if let words = expected["nothing"]?.text {
             // Holds no points by nature: named so, and no failure.
             #expect(result.status == 0, "\(entry.file): \(result.standardError)")

@@ -87,10 +87,80 @@ struct TimelineCommandTests {
         let text = try home.run("timeline", "--date", Self.day)
         #expect(text.status == 0)
         let lines = text.standardOutput.split(separator: "\n")
-        #expect(lines.count == 6, "the zone, three stays, two moves: \(text.standardOutput)")
+        #expect(lines.count == 7, "the zone, three stays, two moves, the day's total: \(text.standardOutput)")
         #expect(lines.first?.hasPrefix("times in ") == true, "\(text.standardOutput)")
-        #expect(lines.last?.hasSuffix("1 h 00 min  Café Rosa") == true, "\(text.standardOutput)")
+        #expect(lines[5].hasSuffix("1 h 00 min  Café Rosa"), "\(text.standardOutput)")
+        #expect(lines.last?.hasPrefix("Moving: ") == true, "\(text.standardOutput)")
         #expect(lines[2].contains("1.2 km"), "\(text.standardOutput)")
+    }
+
+    /// The whole day: a walk after the last stay with no stay at its end is the day's last move;
+    /// the 45 silent minutes between the café and the visit are bridged, counted and said so;
+    /// each move has the mode its pace tells; the digest's title and body give the timeline's numbers.
+    @Test func theWholeDayWithItsGapsAndModes() throws {
+        let home = try Self.home()
+        var rows = Self.csv()
+        for step in 1...240 {   // 12:00-12:20, a walk 1.6 km north (5 m/s is too fast: 1.33 m/s)
+            let stamp = TrackTime.string(Date(timeIntervalSince1970: Self.dayStart + 12 * 3600 + Double(step) * 5))
+            rows += "\(stamp),\(48.2 + Double(step) * 1600 / 240 / 111_195),11.6,6,,,\n"
+        }
+        let file = try home.directory.file("day.csv", contents: rows)
+        try #require(try home.run("import", file.path).status == 0)
+        let timeline = try Self.json(try home.run("timeline", "--date", Self.day, "--json"))
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        try #require(moves.count == 3, "\(moves)")
+        #expect(abs(Self.hours(moves[2]["departure"]) - 12) < 2.0 / 60, "the last move leaves the last stay: \(moves[2])")
+        #expect(abs(Self.hours(moves[2]["arrival"]) - 12.333) < 2.0 / 60, "and ends where the track ends: \(moves[2])")
+        #expect(((moves[2]["distanceMetres"] as? Int) ?? 0).distance(to: 1600) < 100, "\(moves[2])")
+        #expect(moves[1]["gaps"] as? Int == 1, "10:15-11:00 without data: \(moves[1])")
+        #expect((moves[1]["bridgedMetres"] as? Int ?? 0) > 5000, "bridged, not zero: \(moves[1])")
+        #expect(moves.map { $0["mode"] as? String } == ["walking", "walking", "walking"], "\(moves)")
+        #expect(moves.map { $0["modeSource"] as? String } == ["inferred", "inferred", "inferred"])
+        let total = moves.reduce(0) { $0 + ($1["distanceMetres"] as? Int ?? 0) }
+        #expect(timeline["distanceMetres"] as? Int == total, "every move lies within the day")
+        let text = try home.run("timeline", "--date", Self.day).standardOutput
+        #expect(text.contains("across a gap without data"), "\(text)")
+        let digest = try home.run("digest", "--date", Self.day, "--no-sync")
+        try #require(digest.status == 0, "\(digest.standardError)")
+        let note = try Self.json(try home.run("queue", "show", "1", "--json"))
+        let distance = TimelineText.distance(total)
+        let moving = TimelineText.movingTime(timeline["movingSeconds"] as? Int ?? -1)
+        #expect(note["title"] as? String == "Day \(Self.day): \(distance), \(moving) moving", "\(note["title"] ?? "")")
+        let content = note["content"] as? String ?? ""
+        #expect(content.contains("Distance travelled: \(distance). Time moving: \(moving)."), "\(content)")
+        #expect(content.contains("Moving: \(distance), \(moving)"), "\(content)")
+    }
+
+    /// The day's last move reaches the track's next data however far beyond the day: from the
+    /// visit at noon to a fix the next evening, bridged and marked, its share of the day counted.
+    @Test func theLastMoveReachesTheNextDataBeyondTheDay() throws {
+        let home = try Self.home()
+        let file = try home.directory.file("day.csv", contents: Self.csv())
+        try #require(try home.run("import", file.path).status == 0)
+        let nextEvening = TrackTime.string(Date(timeIntervalSince1970: Self.dayStart + 44 * 3600))
+        let later = try home.directory.file("later.gpx", contents: """
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="48.3" lon="11.7"><time>\(nextEvening)</time></trkpt></trkseg></trk></gpx>
+            """)
+        try #require(try home.run("import", later.path).status == 0)
+        let timeline = try Self.json(try home.run("timeline", "--date", Self.day, "--json"))
+        let last = try #require((timeline["moves"] as? [[String: Any]])?.last)
+        #expect(abs(Self.hours(last["departure"]) - 12) < 2.0 / 60, "from the visit: \(last)")
+        #expect(abs(Self.hours(last["arrival"]) - 44) < 2.0 / 60, "to the next evening's fix: \(last)")
+        #expect(last["gaps"] as? Int == 1, "\(last)")
+        #expect((last["bridgedMetres"] as? Int ?? 0) > 10_000, "\(last)")
+    }
+
+    /// A GPX track's `<type>` (Arc's "taxi", a real export) is the mode of the move along it.
+    @Test func aGPXTracksTypeIsTheMovesMode() throws {
+        var home = try Self.home()
+        home.extraEnvironment["ENLOG_NOTE_TIME_ZONE"] = "UTC"
+        let file = ImportRealDataTests.folder.appendingPathComponent("gpx--Freika-dawarich--arc_example.gpx").path
+        try #require(try home.run("import", file).status == 0)
+        let timeline = try Self.json(try home.run("timeline", "--date", "2024-12-18", "--json"))
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        #expect(moves.last?["mode"] as? String == "driving", "\(moves)")
+        #expect(moves.last?["modeSource"] as? String == "source", "\(moves)")
     }
 
     /// A note typed with --at now is a stay today, however short, centred on what was typed.

@@ -52,7 +52,13 @@ final class DigestTests: TilesAndEvernoteTestCase {
 
         let digest = try home.run("digest", "--date", "2026-11-22", "--no-sync")
         XCTAssertEqual(digest.status, 0, digest.standardError)
-        XCTAssertTrue(digest.standardOutput.hasPrefix("logged note \(notesBefore + 1): Day 2026-11-22: 1."), digest.standardOutput)
+        // The title gives the day's timeline: its moves, the gaps to the fixes just past midnight
+        // (48.2, 11.6, 7 km off) bridged and counted.
+        let timeline = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try home.run("timeline", "--date", "2026-11-22", "--json").standardOutput.utf8)) as? [String: Any])
+        let distance = TimelineText.distance(try XCTUnwrap(timeline["distanceMetres"] as? Int))
+        let moving = TimelineText.movingTime(try XCTUnwrap(timeline["movingSeconds"] as? Int))
+        XCTAssertTrue(digest.standardOutput.hasPrefix("logged note \(notesBefore + 1): Day 2026-11-22: \(distance), \(moving) moving"), digest.standardOutput)
+        XCTAssertGreaterThan(timeline["bridgedMetres"] as? Int ?? 0, 0)
         let again = try home.run("digest", "--date", "2026-11-22")
         XCTAssertEqual(again.status, 0, again.standardError)
         XCTAssertEqual(again.standardError, "enlog: 2026-11-22 has its digest already: note \(notesBefore + 1)\n")
