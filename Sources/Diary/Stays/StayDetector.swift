@@ -149,10 +149,15 @@ public struct StayDetector: Sendable, Equatable {
                     // then a fix reaches back here, and that must not hold the stay here.
                     misses = max(0, misses - 1)
                 } else {
+                    // The first fix after a silence being off is a stray (an hour indoors, then one
+                    // Wi-Fi fix 400 m away) only when the fixes right after it are back here;
+                    // otherwise the person left during the silence.
+                    if misses == 0, point.time - points[last].time > Self.outlierSpan,
+                       !returns(after: next, in: points, to: centre) { break }
                     misses += 1
                     if misses == 1 { firstMiss = point.time }
                     // Measured from the first fix off the place, not from the last one at it: the
-                    // first fix after an hour's silence being off is one outlier, not an hour away.
+                    // silence before a stray is not time away.
                     let away = point.time - firstMiss
                     if away > Self.outlierSpan || (misses > Self.outliersTolerated && away > minDuration) { break }
                 }
@@ -190,6 +195,16 @@ public struct StayDetector: Sendable, Equatable {
                               departure: departure, fixes: centre.count, origin: .fixes))
         }
         return stays
+    }
+
+    /// Whether a fix within `minDuration` after `points[index]` is at the place again.
+    private func returns(after index: Int, in points: [Point], to centre: Centre) -> Bool {
+        var later = index + 1
+        while later < points.count, points[later].time - points[index].time <= minDuration {
+            if isHere(points[later], centre) { return true }
+            later += 1
+        }
+        return false
     }
 
     /// A fix is at the place when within the radius plus its accuracy, an accuracy beyond the
