@@ -150,8 +150,8 @@ public struct StayDetector: Sendable, Equatable {
                     misses = max(0, misses - 1)
                 } else {
                     // The first fix after a silence being off is a stray (an hour indoors, then one
-                    // Wi-Fi fix 400 m away) only when the fixes right after it are back here;
-                    // otherwise the person left during the silence.
+                    // Wi-Fi fix 400 m away) only when a fix within ten minutes after it is back
+                    // here; otherwise the person left during the silence.
                     if misses == 0, point.time - points[last].time > Self.outlierSpan,
                        !returns(after: next, in: points, to: centre) { break }
                     misses += 1
@@ -197,10 +197,10 @@ public struct StayDetector: Sendable, Equatable {
         return stays
     }
 
-    /// Whether a fix within `minDuration` after `points[index]` is at the place again.
+    /// Whether a fix within `outlierSpan` after `points[index]` is at the place again.
     private func returns(after index: Int, in points: [Point], to centre: Centre) -> Bool {
         var later = index + 1
-        while later < points.count, points[later].time - points[index].time <= minDuration {
+        while later < points.count, points[later].time - points[index].time <= Self.outlierSpan {
             if isHere(points[later], centre) { return true }
             later += 1
         }
