@@ -5,12 +5,16 @@ import Configuration
 /// within a distance for at least a time), made to hold up on phone data:
 ///
 /// - accuracy-aware: a fix counts as "here" when its distance from the stay's centre is within
-///   the radius plus its own accuracy, and a fix less accurate than `maxAccuracy` (a 150 m Wi-Fi
-///   or cell fix) takes no part at all, so it neither breaks a stay nor makes one;
+///   the radius plus its own accuracy (counted up to the radius), and a fix less accurate than
+///   `maxAccuracy` (a 150 m Wi-Fi or cell fix) takes no part at all, so it neither breaks a stay
+///   nor makes one;
 /// - gap-aware: fixes up to `maxGap` apart at the same place are one stay through the silence;
 ///   across a longer gap, or one with movement across it, the stay ends before it;
-/// - noise-aware: up to two fixes off the place inside a stay are taken as outliers, not a
-///   departure (the centre is an accuracy-weighted mean, so one bad fix barely moves it);
+/// - noise-aware: fixes off the place inside a stay are outliers, not a departure, while they are
+///   at most two or span less than `minDuration` (the centre is an accuracy-weighted mean of the
+///   stay's settled fixes, so one bad fix barely moves it);
+/// - drift-aware: a visit the GPS fading indoors broke in two (a few minutes, a "move" of no
+///   time, the rest) is merged back into one stay;
 /// - sparse-aware: a stay's ends lie half-way towards the fixes before and after it (bounded), and
 ///   a typed `--at` fix is an anchor: it fixes the centre and makes a stay however short.
 ///
@@ -89,10 +93,13 @@ public struct StayDetector: Sendable, Equatable {
     /// Fixes less accurate than this, metres, are left out.
     public var maxAccuracy: Double
 
-    /// Consecutive fixes off the place a stay survives: a GPS jump is one or two fixes, leaving is more.
+    /// Consecutive fixes off the place a stay survives however long they last (up to
+    /// `outlierSpan`): a GPS jump is one or two fixes. More survive only while they span less
+    /// than `minDuration`, too short to have been a stay anywhere else (a burst of stray Wi-Fi
+    /// fixes at 1 Hz).
     static let outliersTolerated = 2
-    /// ...and only while they span less than this: two fixes off the place ten minutes apart are
-    /// an errand, not noise.
+    /// ...and never longer than this: fixes off the place for ten minutes are an errand, not
+    /// noise. Also the longest break between two stays at one place that are merged into one.
     static let outlierSpan = 600.0
     /// A sparse stay's ends reach at most this far, seconds, towards the fixes before and after it.
     static let sparseReach = 300.0
@@ -130,23 +137,35 @@ public struct StayDetector: Sendable, Equatable {
     }
 
     private func detect(_ points: [Point]) -> [Stay] {
-        var stays: [Stay] = []
+        var found: [Candidate] = []
         var first = 0
         while first < points.count {
             var centre = Centre(points[first])
             var last = first
             var misses = 0
+            var firstMiss = 0.0
             var next = first + 1
             while next < points.count {
                 let point = points[next]
                 if point.time - points[last].time > maxGap { break }
-                if centre.distance(to: point) <= radius + (point.anchor ? 0 : point.accuracy ?? 0) {
+                if isHere(point, centre) {
                     centre.add(point)
                     last = next
-                    misses = 0
+                    // A fix at the place cancels one off it, not all: indoors next door, now and
+                    // then a fix reaches back here, and that must not hold the stay here.
+                    misses = max(0, misses - 1)
                 } else {
+                    // The first fix after a silence being off is a stray (an hour indoors, then one
+                    // Wi-Fi fix 400 m away) only when a fix within ten minutes after it is back
+                    // here; otherwise the person left during the silence.
+                    if misses == 0, point.time - points[last].time > Self.outlierSpan,
+                       !returns(after: next, in: points, to: centre) { break }
                     misses += 1
-                    if misses > Self.outliersTolerated || point.time - points[last].time > Self.outlierSpan { break }
+                    if misses == 1 { firstMiss = point.time }
+                    // Measured from the first fix off the place, not from the last one at it: the
+                    // silence before a stray is not time away.
+                    let away = point.time - firstMiss
+                    if away > Self.outlierSpan || (misses > Self.outliersTolerated && away > minDuration) { break }
                 }
                 next += 1
             }
@@ -162,15 +181,71 @@ public struct StayDetector: Sendable, Equatable {
                 first += 1
                 continue
             }
+            // The centre again, of the fixes of the stay itself: the walk up to the door, whose
+            // good fixes outweigh the ones indoors, is not where the person stayed.
+            var settledCentre: Centre?
+            for index in head...tail where isHere(points[index], centre) {
+                if settledCentre == nil { settledCentre = Centre(points[index]) } else { settledCentre?.add(points[index]) }
+            }
+            found.append(Candidate(centre: settledCentre ?? centre, head: head, tail: tail))
+            first = last + 1
+        }
+        var stays: [Stay] = []
+        for candidate in merged(found, points) {
+            let head = candidate.head, tail = candidate.tail, centre = candidate.centre
             var arrival = points[head].time, departure = points[tail].time
             if head > 0 { arrival -= min((arrival - points[head - 1].time) / 2, Self.sparseReach) }
             if tail + 1 < points.count { departure += min((points[tail + 1].time - departure) / 2, Self.sparseReach) }
             if let previous = stays.last, previous.departure > arrival { arrival = previous.departure }
             stays.append(Stay(latitude: centre.latitude, longitude: centre.longitude, arrival: arrival,
                               departure: departure, fixes: centre.count, origin: .fixes))
-            first = last + 1
         }
         return stays
+    }
+
+    /// Whether a fix within `outlierSpan` after `points[index]` is at the place again.
+    private func returns(after index: Int, in points: [Point], to centre: Centre) -> Bool {
+        var later = index + 1
+        while later < points.count, points[later].time - points[index].time <= Self.outlierSpan {
+            if isHere(points[later], centre) { return true }
+            later += 1
+        }
+        return false
+    }
+
+    /// A fix is at the place when within the radius plus its accuracy, an accuracy beyond the
+    /// radius widening it no further: indoors a phone claims 30-80 m, and a fix claiming 80 m
+    /// would otherwise reach 130 m, into the place next door.
+    private func isHere(_ point: Point, _ centre: Centre) -> Bool {
+        centre.distance(to: point) <= radius + (point.anchor ? 0 : min(point.accuracy ?? 0, radius))
+    }
+
+    private struct Candidate {
+        var centre: Centre
+        var head: Int
+        var tail: Int
+    }
+
+    /// One visit broken in two is one stay: consecutive stays whose centres lie within the
+    /// radius plus the accuracy their fixes typically claim (at most twice the radius, as for a
+    /// fix), with at most `outlierSpan` between them (a drift indoors, a stray Wi-Fi fix, a few
+    /// minutes of fixes off), are merged. Two places further apart, or a longer absence, stay two
+    /// stays; an anchor stays alone.
+    private func merged(_ candidates: [Candidate], _ points: [Point]) -> [Candidate] {
+        var result: [Candidate] = []
+        for candidate in candidates {
+            if var previous = result.last, !previous.centre.anchored, !candidate.centre.anchored,
+               points[candidate.head].time - points[previous.tail].time <= Self.outlierSpan,
+               previous.centre.distance(to: candidate.centre)
+                   <= radius + min(max(previous.centre.typicalAccuracy, candidate.centre.typicalAccuracy), radius) {
+                previous.centre.absorb(candidate.centre)
+                previous.tail = candidate.tail
+                result[result.count - 1] = previous
+            } else {
+                result.append(candidate)
+            }
+        }
+        return result
     }
 }
 
@@ -183,12 +258,16 @@ private struct Centre {
     var anchored = false
     var count = 0
     private var weight = 0.0
+    /// The fixes in `weight` (an anchor's are not).
+    private var weighed = 0
     private var sumLatitude = 0.0
     /// Longitudes are summed as offsets from the first fix's, so a stay on the antimeridian does
     /// not average to 0°.
     private var sumEast = 0.0
     private let referenceLongitude: Double
     private static let metresPerDegree = 111_195.0
+    /// Half the default radius: finer than that, a position does not place someone within a place.
+    static let finestAccuracy = 25.0
 
     init(_ point: StayDetector.Point) {
         latitude = point.latitude
@@ -198,9 +277,34 @@ private struct Centre {
     }
 
     func distance(to point: StayDetector.Point) -> Double {
-        let north = (point.latitude - latitude) * Self.metresPerDegree
-        let east = Self.wrapped(point.longitude - longitude) * Self.metresPerDegree * cos(latitude * .pi / 180)
+        distance(to: point.latitude, point.longitude)
+    }
+
+    func distance(to other: Centre) -> Double {
+        distance(to: other.latitude, other.longitude)
+    }
+
+    private func distance(to otherLatitude: Double, _ otherLongitude: Double) -> Double {
+        let north = (otherLatitude - latitude) * Self.metresPerDegree
+        let east = Self.wrapped(otherLongitude - longitude) * Self.metresPerDegree * cos(latitude * .pi / 180)
         return (north * north + east * east).squareRoot()
+    }
+
+    /// The accuracy its fixes typically claim (the root mean square of the weighed accuracies).
+    var typicalAccuracy: Double {
+        weight > 0 ? (Double(weighed) / weight).squareRoot() : 0
+    }
+
+    /// The fixes of `other` added to these.
+    mutating func absorb(_ other: Centre) {
+        count += other.count
+        guard !anchored, !other.anchored, other.weight > 0 else { return }
+        weighed += other.weighed
+        weight += other.weight
+        sumLatitude += other.sumLatitude
+        sumEast += other.sumEast + other.weight * Self.wrapped(other.referenceLongitude - referenceLongitude)
+        latitude = sumLatitude / weight
+        longitude = Self.wrapped(referenceLongitude + sumEast / weight)
     }
 
     mutating func add(_ point: StayDetector.Point) {
@@ -211,8 +315,11 @@ private struct Centre {
             longitude = point.longitude
         }
         guard !anchored else { return }
-        let accuracy = max(point.accuracy ?? StayDetector.assumedAccuracy, 1)
+        // A fix is weighed by its accuracy, but none as better than `finestAccuracy`: a 5 m GPS fix
+        // on the pavement outside knows where the phone is, not where in the place its owner is.
+        let accuracy = max(point.accuracy ?? StayDetector.assumedAccuracy, Self.finestAccuracy)
         let w = 1 / (accuracy * accuracy)
+        weighed += 1
         weight += w
         sumLatitude += w * point.latitude
         sumEast += w * Self.wrapped(point.longitude - referenceLongitude)
