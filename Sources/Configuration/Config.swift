@@ -297,6 +297,14 @@ public struct Config: Sendable {
         if let check = checks[setting], let problem = check(value) {
             throw .invalidValue(origin: origin, name: setting.name, reason: problem)
         }
+        // No setting (a path, a URL, a name, a zone, an address) means anything with a control
+        // character: a line break in a multi-line string, an escape, a variable set by a script.
+        if setting.kind == .string || setting.kind == .list,
+           let control = value.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            let hex = String(control.value, radix: 16, uppercase: true)
+            throw .invalidValue(origin: origin, name: setting.name,
+                                reason: "holds a control character (U+\(String(repeating: "0", count: 4 - hex.count) + hex)); no setting takes one")
+        }
     }
 
     /// 19, 0.5, 100000: no trailing ".0", no exponent.
