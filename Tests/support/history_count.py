@@ -57,7 +57,7 @@ def good(lat, lon, time):
     return -90 <= lat <= 90 and -180 <= lon <= 180 and not (lat == 0 and lon == 0) and LOW <= time < HIGH
 
 
-def result(points, visits=0, empty="no point with a time"):
+def result(points, visits=0, empty="nothing to import"):
     return {"points": points, "visits": visits} if points or visits else {"refuse": empty}
 
 
