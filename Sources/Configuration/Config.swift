@@ -222,7 +222,7 @@ public struct Config: Sendable {
 
     /// The settings a config file's bytes give, by name. Lists are flattened to comma-separated
     /// text, the same form the environment uses.
-    private static func settings(fromTOML bytes: [UInt8], path: String) throws(ConfigError) -> [(String, String)] {
+    static func settings(fromTOML bytes: [UInt8], path: String) throws(ConfigError) -> [(String, String)] {
         // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
         guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
             throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")

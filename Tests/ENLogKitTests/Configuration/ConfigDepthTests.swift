@@ -27,7 +27,7 @@ struct ConfigDepthTests {
         let home = try EnlogHome()
         try home.writeConfig(text)
         let file = home.configHome + "/enlog/config.toml"
-        for command in [["config", "show"], ["log", "--at", "1,2", "--no-geocode", "--no-sync"], ["watch", "--no-sync"]] {
+        for command in [["config", "show"], ["log", "--at", "1,2", "--no-geocode", "--no-sync"], ["watch"]] {
             let result = try home.run(command)
             #expect(result.status == ExitStatusCode.config.rawValue, "\(name), \(command): \(result.status) \(result.standardError)")
             #expect(result.standardErrorLines.count == 1, "\(name), \(command): \(result.standardError)")

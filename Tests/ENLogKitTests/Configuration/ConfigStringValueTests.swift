@@ -14,7 +14,8 @@ struct ConfigStringValueTests {
     static let values: [(file: String, names: String)] = [
         ("[outbox]\ndb = \"/tmp/enlog-h1/real.sqlite\\u0000.x\"\n", "config.toml:2:"),
         ("[note]\nnotebook = \"Diary\\U00000000 2026\"\n", "config.toml:2:"),
-        ("[outbox]\ndb = \"/tmp/enlog-h1/a\\u0007b.sqlite\"\n", "config.toml: 'outbox.db'"),
+        // (outbox.db itself: EnlogHome sets ENLOG_DB, which wins over the file.)
+        ("[geocoding]\nlanguage = \"fr\\u0007\"\n", "config.toml: 'geocoding.language'"),
         ("[note]\nnotebook = \"\"\"Diary\n2026\"\"\"\n", "config.toml: 'note.notebook'"),
         ("[note]\ntags = [\"a\", \"b\\u001b[31m\"]\n", "config.toml: 'note.tags'"),
         ("[map]\ntile_url = \"http://127.0.0.1:1/{z}/{x}/{y}.png\\r\\nX-Header: 1\"\n", "config.toml: 'map.tile_url'"),
@@ -47,7 +48,7 @@ struct ConfigStringValueTests {
         #expect(result.standardError.hasPrefix("enlog: error: \(variable) "), "\(result.standardError)")
     }
 
-    /// EDAM_NOTE_TAGS_MAX (Limits.thrift): 100 tags a note. 100 are fine; 101 and 100,000 are refused
+    /// EDAM_NOTE_TAGS_MAX (Limits.thrift): 100 tags a note. 100 are fine; 101 and 10,000 are refused
     /// when the configuration is read, from the file or the environment.
     @Test func moreTagsThanEvernoteAllowsAreAConfigError() throws {
         let hundred = (1...100).map { "t\($0)" }
@@ -55,7 +56,7 @@ struct ConfigStringValueTests {
         try home.writeConfig("[note]\ntags = [" + hundred.map { "\"\($0)\"" }.joined(separator: ", ") + "]\n")
         let fine = try home.run("config", "show")
         #expect(fine.status == 0, "\(fine.standardError)")
-        for count in [101, 100_000] {
+        for count in [101, 10_000] {
             let tags = (1...count).map { "t\($0)" }
             try home.writeConfig("[note]\ntags = [" + tags.map { "\"\($0)\"" }.joined(separator: ", ") + "]\n")
             let result = try home.run("log", "--at", "1,2", "--no-geocode", "--no-sync")

@@ -43,7 +43,7 @@ struct TemplateBoundsTests {
         #expect(result.standardError.contains("template \(template)/content.mustache renders more than Evernote's content limit"),
                 "\(context)")
         #expect(result.peakKilobytes < 300_000, "\(context)")
-        #expect(try home.history().isEmpty, "nothing stored")
+        if FileManager.default.fileExists(atPath: home.database) { #expect(try home.counts().notes == 0, "nothing stored") }
     }
 
     /// A long message in a template that shows it once is still the message's fault.
@@ -96,6 +96,6 @@ struct TemplateBoundsTests {
         let result = try home.run("log", "--at", "1,2", "--no-sync", "--template", template)
         #expect(result.status == ExitStatusCode.invalidNote.rawValue, "\(result.standardError)")
         #expect(result.standardError.contains("partials and inheritance are not supported"), "\(result.standardError)")
-        #expect(try home.history().isEmpty)
+        if FileManager.default.fileExists(atPath: home.database) { #expect(try home.counts().notes == 0, "nothing stored") }
     }
 }
