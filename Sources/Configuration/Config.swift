@@ -222,7 +222,7 @@ public struct Config: Sendable {
 
     /// The settings a config file's bytes give, by name. Lists are flattened to comma-separated
     /// text, the same form the environment uses.
-    private static func settings(fromTOML bytes: [UInt8], path: String) throws(ConfigError) -> [(String, String)] {
+    static func settings(fromTOML bytes: [UInt8], path: String) throws(ConfigError) -> [(String, String)] {
         // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
         guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
             throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")
@@ -296,6 +296,14 @@ public struct Config: Sendable {
         }
         if let check = checks[setting], let problem = check(value) {
             throw .invalidValue(origin: origin, name: setting.name, reason: problem)
+        }
+        // No setting (a path, a URL, a name, a zone, an address) means anything with a control
+        // character: a line break in a multi-line string, an escape, a variable set by a script.
+        if setting.kind == .string || setting.kind == .list,
+           let control = value.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            let hex = String(control.value, radix: 16, uppercase: true)
+            throw .invalidValue(origin: origin, name: setting.name,
+                                reason: "holds a control character (U+\(String(repeating: "0", count: 4 - hex.count) + hex)); no setting takes one")
         }
     }
 

@@ -11,6 +11,11 @@
 ///   TOML allows no non-ASCII character anyway, and in a multi-line basic string of the character
 ///   right after a backslash and of the first one after a line-ending backslash's line break.
 ///
+/// - an escaped NUL in a string (`\u0000`): toml++ keeps it, TOMLKit's C string ends there;
+/// - nesting deeper than `maximumDepth` (`[a.a.a.…]`, `a.a.a.… = 1`, `[[[[…`, `{a={a={…`, and
+///   any mix of them): toml++ and TOMLKit recurse once a level, and 150,000 levels (a 300 KB
+///   file) overflowed the stack (SIGSEGV) of every command that reads the configuration.
+///
 /// A lexical scan, no more: strings, comments and brackets are followed as toml++ follows them,
 /// so that a `[` or an `é` inside a value is not taken for a header or a stray character;
 /// anything else is left to TOMLKit to accept or refuse.
@@ -21,6 +26,12 @@ enum TOMLGuard {
         let column: Int
         let message: String
     }
+
+    /// The deepest nesting accepted: a table header's or key's dotted parts, plus the arrays and
+    /// inline tables open around a value, counted together from the document's root. enlog's own
+    /// settings are two deep (`[note]` `tags = [...]` is three); toml++'s own limit for arrays and
+    /// inline tables alone is 256.
+    static let maximumDepth = 100
 
     static func firstProblem(in text: String) -> Problem? {
         var scan = Scan(scalars: Array(text.unicodeScalars))
@@ -34,6 +45,13 @@ private struct Scan {
     var onlySpaceSoFar = true
     /// The arrays (`[`) and inline tables (`{`) open here, innermost last.
     var open: [Unicode.Scalar] = []
+    /// The dotted parts of the last table header (`[a.b]`: 2), while it is read and after.
+    var headerParts = 0
+    var inHeader = false
+    /// The dots of the key being read, beyond those counted at the arrays and inline tables open
+    /// around it (`dotsAtOpen`, innermost last): a `,` in an inline table starts a sibling key.
+    var keyDots = 0
+    var dotsAtOpen: [Int] = []
     /// The last character outside strings and comments on this line, if any: a quote starts a
     /// string only at the line's start or after `=`, `,`, `[`, `{` or `.`. Elsewhere (`+"é"`,
     /// `1"é"`) toml++ reads it as part of a number and asks of each character after it, up to a
@@ -59,6 +77,7 @@ private struct Scan {
                 newLine()
                 onlySpaceSoFar = true
                 lastOutside = nil
+                if open.isEmpty { (inHeader, keyDots) = (false, 0) }
             case " ", "\t", "\r":
                 break
             case "#":
@@ -74,14 +93,29 @@ private struct Scan {
                 if key < scalars.count, !Self.canStartHeaderKey(scalars[key]) {
                     return problem(at: key, "a table header's name must start with a letter, a digit, '-', '_' or a quote")
                 }
+                (inHeader, headerParts, keyDots) = (true, 1, 0)
                 onlySpaceSoFar = false
             case "[", "{":
                 open.append(scalar)
+                dotsAtOpen.append(keyDots)
                 onlySpaceSoFar = false
+                if let problem = tooDeep(at: index) { return problem }
             case "}" where open.last == "[":
                 return problem(at: index, "a '}' inside an array, which ends with ']'")
             case "]", "}":
                 _ = open.popLast()
+                keyDots = dotsAtOpen.popLast() ?? keyDots
+                if open.isEmpty { inHeader = false }
+                onlySpaceSoFar = false
+            case "." where !isValueStart:
+                if inHeader { headerParts += 1 } else { keyDots += 1 }
+                onlySpaceSoFar = false
+                if let problem = tooDeep(at: index) { return problem }
+            case "=":
+                onlySpaceSoFar = false
+                if let problem = tooDeep(at: index) { return problem }
+            case "," where open.last == "{":
+                keyDots = dotsAtOpen.last ?? 0
                 onlySpaceSoFar = false
             case _ where !scalar.isASCII:
                 return problem(at: index, "a non-ASCII character (\(Self.codePoint(scalar))) outside a string or comment")
@@ -93,6 +127,15 @@ private struct Scan {
             index += 1
         }
         return nil
+    }
+
+    /// Nesting past `TOMLGuard.maximumDepth` at `position`: the header's parts, the key's dots and
+    /// the brackets open, together.
+    private func tooDeep(at position: Int) -> TOMLGuard.Problem? {
+        let depth = (inHeader ? headerParts : headerParts + keyDots + 1) + open.count
+        guard depth > TOMLGuard.maximumDepth else { return nil }
+        return problem(at: position, "tables, dotted keys, arrays and inline tables nested more than \(TOMLGuard.maximumDepth) "
+                       + "levels deep; enlog's settings are two levels deep ([section] key = value)")
     }
 
     /// Where toml++ reads a value: after `=`, or after an array's `[` or `,`.
@@ -176,6 +219,7 @@ private struct Scan {
             }
             if scalar == "\\" {
                 index += 1
+                if let problem = nulEscape(at: index) { return problem }
                 guard multiLine else {
                     if index < scalars.count, scalars[index] != "\n" { index += 1 }
                     continue
@@ -198,6 +242,23 @@ private struct Scan {
             index += 1
         }
         return nil
+    }
+
+    /// `\u0000`, `\U00000000` (or TOML 1.1's `\x00`) after the backslash at `position - 1`:
+    /// TOMLKit hands strings over as C strings, which end at a NUL, so that
+    /// `db = "real.sqlite\u0000.x"` named real.sqlite. No setting takes a NUL.
+    private func nulEscape(at position: Int) -> TOMLGuard.Problem? {
+        guard position < scalars.count else { return nil }
+        let digits: Int
+        switch scalars[position] {
+        case "u": digits = 4
+        case "U": digits = 8
+        case "x": digits = 2
+        default: return nil
+        }
+        guard position + digits < scalars.count, scalars[position + 1...position + digits].allSatisfy({ $0 == "0" }) else { return nil }
+        return problem(at: position - 1, "a NUL character (\\\(scalars[position])\(String(repeating: "0", count: digits))) in a string; "
+                       + "no setting takes one, and the string would end there")
     }
 
     private func afterBackslash(at position: Int) -> TOMLGuard.Problem {

@@ -6,6 +6,8 @@ import Support
 /// note is rendered.
 public enum NoteNames {
     public static let titleLength = 255, tagLength = 100, notebookLength = 100
+    /// EDAM_NOTE_TAGS_MAX (Limits.thrift): the tags one note may have.
+    public static let tagsPerNote = 100
     public static let tagRule = "must be 1 to \(tagLength) characters, without commas, control characters or leading/trailing spaces"
     public static let notebookRule = "must be 1 to \(notebookLength) characters, without control characters or leading/trailing spaces"
 

@@ -48,6 +48,17 @@ public enum InstantText {
 
     package static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
+    /// Whether the proleptic Gregorian calendar has this day: every reader of dates asks, so that
+    /// a 30 February or a 31 April is no date rather than rolled over into the next month.
+    package static func isCalendarDate(year: Int64, month: Int64, day: Int64) -> Bool {
+        guard (1...12).contains(month), day >= 1 else { return false }
+        switch month {
+        case 2: return day <= (isLeap(year) ? 29 : 28)
+        case 4, 6, 9, 11: return day <= 30
+        default: return day <= 31
+        }
+    }
+
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
     package static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year

@@ -60,7 +60,7 @@ def good(lat, lon, time):
     return -90 <= lat <= 90 and -180 <= lon <= 180 and not (lat == 0 and lon == 0) and LOW <= time < HIGH
 
 
-def result(points, visits=0, empty="no point with a time", moves=None):
+def result(points, visits=0, empty="nothing to import", moves=None):
     if not points and not visits and not moves:
         return {"refuse": empty}
     return {"points": points, "visits": visits} if moves is None else {"points": points, "visits": visits, "moves": moves}

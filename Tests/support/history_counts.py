@@ -92,7 +92,7 @@ class Record:
         if self.time is None:
             return out.skip("time that is no date" if self.time_given else "no time")
         if not TIME_MIN <= self.time <= TIME_MAX:
-            return out.skip("time that is no date")
+            return out.skip("time out of range")
         out.points.append([self.lat, self.lon, self.time, self.device])
 
 
@@ -114,7 +114,9 @@ def visit(out, start, end, lat, lon, place_id=None, lat_given=False):
     if check.skipped:
         return out.skip(next(iter(check.skipped)))
     end = start if end is None else end
-    if end < start or not TIME_MIN <= end <= TIME_MAX:
+    if not TIME_MIN <= end <= TIME_MAX:
+        return out.skip("time out of range")
+    if end < start:
         return out.skip("time that is no date")
     out.visits.append([start, end, lat, lon, place_id])
 

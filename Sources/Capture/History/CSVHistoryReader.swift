@@ -31,7 +31,7 @@ package struct CSVHistoryReader: HistoryReader {
         var placeId: Int?
     }
 
-    private var lines = HistoryLines()
+    private var lines = HistoryLines(quotedFields: true)
     private var columns: Columns?
 
     package init() {}
@@ -165,7 +165,8 @@ package struct CSVHistoryReader: HistoryReader {
         let time = value(columns.time).flatMap(HistoryTimes.parse)
         var items = [HistoryPoints.item(latitude: latitude, longitude: longitude, altitude: number(columns.altitude),
                                         accuracy: number(columns.accuracy), speed: number(columns.speed),
-                                        course: number(columns.course), time: time, device: value(columns.device))]
+                                        course: number(columns.course), time: time, timeGiven: value(columns.time) != nil,
+                                        device: value(columns.device))]
         if value(columns.type)?.lowercased() == "visit", let time, let end = value(columns.end).flatMap(HistoryTimes.parse),
            case .point(let point) = items[0] {
             items.append(.visit(HistoryVisit(start: time, end: end, latitude: point.fix.latitude, longitude: point.fix.longitude,

@@ -118,7 +118,7 @@ package struct GPXHistoryReader: XMLHistoryReader {
             if latitude == 0 && longitude == 0 { return .skipped(.nullIsland) }
             return .point(HistoryPoint(fix: fix))
         } catch .timeOutOfRange {
-            return .skipped(.badTime)
+            return .skipped(.timeOutOfRange)
         } catch {
             throw HistoryFileError("<\(kind)>: \(error.reason)", at: place)
         }

@@ -6,25 +6,38 @@ import Network
 /// Lines of a text format fed in chunks of any size: each complete line (without its `\n` or
 /// `\r\n`) with its number, the part after the last newline kept for the next chunk. A line is
 /// bounded too, so a file without newlines cannot fill the memory.
+///
+/// With `quotedFields` (CSV), a line break inside double quotes belongs to its field, not the
+/// end of a record: a record then spans lines and is given with the number of its first.
 package struct HistoryLines {
     /// Longer than any record of a line-based history format.
     static let maximumLine = 1 << 20
 
+    private let quotedFields: Bool
     private var pending: [UInt8] = []
+    /// Inside double quotes at the end of what was scanned (`quotedFields` only): an odd number
+    /// of quotes so far in the record (`""`, a quote in a quoted field, counts two).
+    private var insideQuotes = false
+    /// Line breaks inside quotes in the pending record.
+    private var breaksInside = 0
     package private(set) var number = 0
 
-    package init() {}
+    package init(quotedFields: Bool = false) {
+        self.quotedFields = quotedFields
+    }
 
     package mutating func feed(_ chunk: ArraySlice<UInt8>, _ line: (ArraySlice<UInt8>, Int) throws -> Void) throws {
         var start = chunk.startIndex
-        while let newline = chunk[start...].firstIndex(of: 0x0A) {
-            number += 1
+        while let newline = recordEnd(in: chunk, from: start) {
+            let first = number + 1
+            number += 1 + breaksInside
+            breaksInside = 0
             if pending.isEmpty {
-                try line(Self.trimmed(chunk[start..<newline]), number)
+                try line(Self.trimmed(chunk[start..<newline]), first)
             } else {
                 pending.append(contentsOf: chunk[start..<newline])
                 try bounded()
-                try line(Self.trimmed(pending[...]), number)
+                try line(Self.trimmed(pending[...]), first)
                 pending.removeAll(keepingCapacity: true)
             }
             start = newline + 1
@@ -33,16 +46,35 @@ package struct HistoryLines {
         try bounded()
     }
 
+    /// The next `\n` from `start` that ends a record; the quotes and breaks before it counted.
+    private mutating func recordEnd(in chunk: ArraySlice<UInt8>, from start: Int) -> Int? {
+        guard quotedFields else { return chunk[start...].firstIndex(of: 0x0A) }
+        var index = start
+        while index < chunk.endIndex {
+            switch chunk[index] {
+            case 0x22: insideQuotes.toggle()
+            case 0x0A:
+                if !insideQuotes { return index }
+                breaksInside += 1
+            default: break
+            }
+            index += 1
+        }
+        return nil
+    }
+
     package mutating func finish(_ line: (ArraySlice<UInt8>, Int) throws -> Void) throws {
         guard !pending.isEmpty else { return }
-        number += 1
-        try line(Self.trimmed(pending[...]), number)
+        let first = number + 1
+        number += 1 + breaksInside
+        try line(Self.trimmed(pending[...]), first)
         pending.removeAll()
     }
 
     private func bounded() throws(HistoryFileError) {
         if pending.count > Self.maximumLine {
-            throw HistoryFileError("a line longer than \(Self.maximumLine >> 20) MiB: this is no line-based history", at: .line(number + 1))
+            throw HistoryFileError(insideQuotes ? "a quoted field not closed within \(Self.maximumLine >> 20) MiB"
+                                   : "a line longer than \(Self.maximumLine >> 20) MiB: this is no line-based history", at: .line(number + 1))
         }
     }
 

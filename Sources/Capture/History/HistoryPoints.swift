@@ -10,16 +10,17 @@ package enum HistoryPoints {
     /// A point from its values; `nil` optional measurements are simply unknown. An optional
     /// measurement outside `Fix.Limits` (OwnTracks' `vel: -1`, a speed of 9999) is a sentinel
     /// for "unknown", not a reason to lose the position: it is dropped, the point kept.
+    /// `timeGiven`: a time field was there (nil `time`: it said no date).
     package static func item(latitude: Double?, longitude: Double?, altitude: Double? = nil,
                              accuracy: Double? = nil, speed: Double? = nil, course: Double? = nil,
-                             time: Date?, device: String? = nil) -> HistoryItem {
-        guard let time else { return .skipped(.noTime) }
+                             time: Date?, timeGiven: Bool = false, device: String? = nil) -> HistoryItem {
+        guard let time else { return .skipped(timeGiven ? .badTime : .noTime) }
         guard let latitude, let longitude, latitude.isFinite, longitude.isFinite else { return .skipped(.badPosition) }
         guard Fix.Limits.latitude.contains(latitude), Fix.Limits.longitude.contains(longitude) else {
             return .skipped(.badPosition)
         }
         if latitude == 0 && longitude == 0 { return .skipped(.nullIsland) }
-        guard Fix.Limits.time.contains(time) else { return .skipped(.badTime) }
+        guard Fix.Limits.time.contains(time) else { return .skipped(.timeOutOfRange) }
         func within(_ value: Double?, _ limits: ClosedRange<Double>) -> Double? {
             value.flatMap { limits.contains($0) ? $0 : nil }
         }

@@ -104,10 +104,13 @@ package struct HistorySegment: Sendable, Equatable {
 }
 
 /// Why a record in a file that is otherwise fine did not become a point. Counted, not fatal:
-/// real exports carry such records (0,0 at time 0, 1970 times, strings in number fields).
+/// real exports carry such records (0,0 at time 0, 1970 times, strings in number fields). Each
+/// names its cause: a time that does not parse (or names a day no calendar has) is no date; a
+/// date before 1980-01-06 (GPS time's start) or after 2099 is out of the range a fix may hold.
 package enum HistorySkip: String, Sendable, CaseIterable, Codable {
     case noTime = "no time"
     case badTime = "time that is no date"
+    case timeOutOfRange = "time out of range"
     case badPosition = "position that cannot be"
     case nullIsland = "0,0 position"
     case badValue = "value out of range"

@@ -95,7 +95,7 @@ package struct KMLHistoryReader: XMLHistoryReader {
                 continue
             }
             try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
-                                        time: HistoryTimes.parse(timeText)))
+                                        time: HistoryTimes.parse(timeText), timeGiven: true))
         }
         // Positions beyond the last time have none.
         for _ in track.times.count..<max(track.times.count, track.coordinates.count) { try emit(.skipped(.noTime)) }
@@ -118,7 +118,7 @@ package struct KMLHistoryReader: XMLHistoryReader {
             try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
                                         accuracy: placemark.data["accuracy"].flatMap(HistoryPoints.number),
                                         speed: placemark.data["speed"].flatMap(HistoryPoints.number),
-                                        time: placemark.time.flatMap(HistoryTimes.parse)))
+                                        time: placemark.time.flatMap(HistoryTimes.parse), timeGiven: placemark.time != nil))
         }
     }
 }

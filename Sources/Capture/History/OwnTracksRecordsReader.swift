@@ -62,6 +62,6 @@ package struct OwnTracksRecordsReader: HistoryReader {
         }
         return HistoryPoints.item(latitude: number("lat"), longitude: number("lon"), altitude: number("alt"),
                                   accuracy: number("acc"), speed: number("vel").map { $0 / 3.6 }, course: number("cog"),
-                                  time: time, device: message["tid"] as? String)
+                                  time: time, timeGiven: message["tst"] != nil || lineTime != nil, device: message["tid"] as? String)
     }
 }

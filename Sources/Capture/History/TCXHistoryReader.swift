@@ -49,7 +49,7 @@ package struct TCXHistoryReader: XMLHistoryReader {
                 try emit(HistoryPoints.item(latitude: values["LatitudeDegrees"].flatMap(HistoryPoints.number),
                                             longitude: values["LongitudeDegrees"].flatMap(HistoryPoints.number),
                                             altitude: values["AltitudeMeters"].flatMap(HistoryPoints.number),
-                                            time: values["Time"].flatMap(HistoryTimes.parse)))
+                                            time: values["Time"].flatMap(HistoryTimes.parse), timeGiven: values["Time"] != nil))
             }
         }
     }

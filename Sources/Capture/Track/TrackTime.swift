@@ -34,7 +34,7 @@ package enum TrackTime {
               index < end, bytes[index] == 0x54 || bytes[index] == 0x74 else { return nil }
         index += 1
         guard let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A), let second = number(2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              InstantText.isCalendarDate(year: year, month: month, day: day),
               Fix.Limits.isTimeOfDay(hour: Double(hour), minute: Double(minute), second: Double(second)) else { return nil }
         var milliseconds: Int64 = 0
         if expect(0x2E) {
@@ -65,14 +65,6 @@ package enum TrackTime {
         guard index == end else { return nil }
         let seconds = days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return InstantText.isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 
     package static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {

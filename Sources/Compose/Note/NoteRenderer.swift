@@ -100,13 +100,15 @@ public struct NoteRenderer: Sendable {
         if let placeName = placeName.map(ENMLCharacters.cleaned), !placeName.isEmpty { base["placeName"] = placeName }
         if let map { base["map"] = ["hash": map.hash, "width": map.width, "height": map.height] as [String: Any] }
         let context = base.merging(entry.templateValues) { $1 }
-        let title = try Self.checkedTitle(template.title.render(context))
-        let content = template.content.render(context)
+        let without = { base.merging(DiaryEntry(message: nil, attachments: entry.attachments).templateValues) { $1 } }
+        guard let renderedTitle = template.render(.title, context) else { throw tooLarge(.title, entry: entry, without: without()) }
+        let title = try Self.checkedTitle(renderedTitle)
+        guard let content = template.render(.content, context) else { throw tooLarge(.content, entry: entry, without: without()) }
         let report = validator.validate(content)
         if let first = report.errors.first {
             if entry.message != nil, let tooLong = report.errors.first(where: { $0.code == .contentTooLong }) {
-                let without = base.merging(DiaryEntry(message: nil, attachments: entry.attachments).templateValues) { $1 }
-                if !validator.validate(template.content.render(without)).errors.contains(where: { $0.code == .contentTooLong }) {
+                if let rendered = template.render(.content, without()),
+                   !validator.validate(rendered).errors.contains(where: { $0.code == .contentTooLong }) {
                     throw .messageTooLong(tooLong.message)
                 }
             }
@@ -119,6 +121,18 @@ public struct NoteRenderer: Sendable {
         draft.place = place
         draft.message = entry.message
         return draft
+    }
+
+    /// Why rendering `part` was stopped: the message's fault when the note is within the limit
+    /// without it and the message alone (escaped) would take it past the limit, the template's
+    /// (it multiplies what it shows) otherwise.
+    private func tooLarge(_ part: NoteTemplate.Part, entry: DiaryEntry, without: [String: Any]) -> NoteError {
+        let limit = ENMLTextScan.maximumContentLength
+        if part == .content, let message = entry.message, let rendered = template.render(.content, without),
+           ENMLCharacters.escaped(message).utf16.count + rendered.utf16.count > limit {
+            return .messageTooLong("content would be over \(limit) characters; Evernote accepts at most \(limit) (EDAM_NOTE_CONTENT_LEN_MAX)")
+        }
+        return .templateTooLarge(path: template.name + "/" + part.fileName, limit: limit)
     }
 
     /// The values a template can use; absent ones are left out so `{{#x}}` sections skip them.

@@ -13,6 +13,10 @@ extension NoteStyle {
         .map: { ["openstreetmap", "google"].contains($0) ? nil : "must be openstreetmap or google" },
         .notebook: { NoteNames.isValidNotebook($0) ? nil : "'\($0)' \(NoteNames.notebookRule)" },
         .tags: { value in
+            let count = value.split(separator: ",").count { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            if count > NoteNames.tagsPerNote {
+                return "has \(count) tags; Evernote allows at most \(NoteNames.tagsPerNote) on a note (EDAM_NOTE_TAGS_MAX)"
+            }
             guard let tag = value.split(separator: ",").map(String.init)
                 .first(where: { !NoteNames.isValidTag($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
             return "has the tag '\(tag)'; each tag \(NoteNames.tagRule)"

@@ -16,6 +16,9 @@ public enum NoteError: ENLogError, Equatable {
     /// The note is over Evernote's content length with the user's words and within it without
     /// them: the words are too long, not the template; carries the validator's complaint.
     case messageTooLong(String)
+    /// Rendering the template could pass Evernote's content limit (a section repeated inside a
+    /// section over the same list multiplies): it was stopped there.
+    case templateTooLarge(path: String, limit: Int)
 
     public var reason: String {
         switch self {
@@ -32,6 +35,9 @@ public enum NoteError: ENLogError, Equatable {
             return "the template rendered an invalid note title: \(reason)"
         case .messageTooLong(let detail):
             return "the message is too long for a note: with it, the \(detail)"
+        case .templateTooLarge(let path, let limit):
+            return "template \(path) renders more than Evernote's content limit of \(limit) characters "
+                + "(EDAM_NOTE_CONTENT_LEN_MAX); rendering was stopped there"
         }
     }
 
@@ -41,6 +47,8 @@ public enum NoteError: ENLogError, Equatable {
             return "use --template default or classic, or a directory with title.mustache and content.mustache"
         case .templateSyntax, .invalidENML, .invalidTitle:
             return "fix the template; `enlog validate` checks ENML files; nothing was stored"
+        case .templateTooLarge:
+            return "fix the template: a section inside a section over the same list repeats it for every item of each; nothing was stored"
         case .messageTooLong:
             return "shorten the message, or attach it as a file with --attach; nothing was stored"
         }
@@ -58,6 +66,8 @@ public struct NoteTemplate: Sendable {
     let name: String
     let title: MustacheTemplate
     let content: MustacheTemplate
+    let titleShape: TemplateShape
+    let contentShape: TemplateShape
 
     /// The built-in template, compiled into the binary (templates/default in the repository).
     public static let builtIn: NoteTemplate = {
@@ -83,16 +93,24 @@ public struct NoteTemplate: Sendable {
 
     package init(name: String, title: String, content: String) throws(NoteError) {
         self.name = name
-        self.title = try Self.parse(title, path: name + "/title.mustache")
-        self.content = try Self.parse(content, path: name + "/content.mustache", pragma: ENMLEscaping.pragma)
+        (self.title, titleShape) = try Self.parse(title, path: name + "/title.mustache")
+        (self.content, contentShape) = try Self.parse(content, path: name + "/content.mustache", pragma: ENMLEscaping.pragma)
     }
 
     /// Parses one template file, with `pragma` in front of its first line; a syntax error is one
-    /// line naming the file, line and column.
-    static func parse(_ text: String, path: String, pragma: String = "") throws(NoteError) -> MustacheTemplate {
+    /// line naming the file, line and column. A partial or a parent, which swift-mustache would
+    /// render as nothing (a note template has no others to include), is such an error too.
+    static func parse(_ text: String, path: String, pragma: String = "") throws(NoteError) -> (MustacheTemplate, TemplateShape) {
         _ = ENMLEscaping.installed
         do {
-            return try MustacheTemplate(string: pragma + text)
+            let template = try MustacheTemplate(string: pragma + text)
+            do {
+                return (template, try TemplateShape(text))
+            } catch {
+                throw NoteError.templateSyntax(path: "\(path):\(error.line):\(error.column)", message: unsupported)
+            }
+        } catch let error as NoteError {
+            throw error
         } catch let error as MustacheTemplate.ParserError {
             let line = error.context.lineNumber
             let column = line == 1 ? max(error.context.columnNumber - pragma.count, 1) : error.context.columnNumber
@@ -100,6 +118,23 @@ public struct NoteTemplate: Sendable {
         } catch {
             throw .templateSyntax(path: path, message: describe(error))
         }
+    }
+
+    private static let unsupported = "partials and inheritance are not supported in note templates"
+
+    /// The template rendered with `context`, or nil when the rendering was stopped because it
+    /// could pass Evernote's content limit (`RenderBudget`).
+    func render(_ part: Part, _ context: [String: Any]) -> String? {
+        let (template, shape) = part == .title ? (title, titleShape) : (content, contentShape)
+        let budget = RenderBudget(limit: ENMLTextScan.maximumContentLength, shape: shape, context: context)
+        let rendered = template.render(budget.wrap(context))
+        return budget.exceeded ? nil : rendered
+    }
+
+    enum Part {
+        case title, content
+
+        var fileName: String { self == .title ? "title.mustache" : "content.mustache" }
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -111,7 +146,7 @@ public struct NoteTemplate: Sendable {
         case .invalidConfigVariableSyntax?, .unrecognisedConfigVariable?:
             return "a {{% ...}} tag is not understood (only {{% CONTENT_TYPE: TEXT}} or HTML)"
         case .transformAppliedToInheritanceSection?, .illegalTokenInsideInheritSection?, .textInsideInheritSection?:
-            return "partials and inheritance are not supported in note templates"
+            return unsupported
         case nil:
             return String(describing: error).split(separator: "\n").first.map(String.init) ?? "syntax error"
         }
@@ -142,7 +177,7 @@ extension NoteError {
     public var category: ErrorCategory {
         switch self {
         case .templateNotFound, .templateUnreadable: return .noInput
-        case .templateSyntax, .invalidENML, .invalidTitle: return .invalidNote
+        case .templateSyntax, .invalidENML, .invalidTitle, .templateTooLarge: return .invalidNote
         case .messageTooLong: return .usage
         }
     }

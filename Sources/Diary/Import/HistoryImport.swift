@@ -129,6 +129,17 @@ package struct HistoryImport {
     private func importStream(_ source: some HistoryByteSource, prefix: [UInt8], path: String, size: Int?,
                               inContainer: Bool) -> FileReport {
         var report = FileReport(path: path)
+        // UTF-16 is read as the UTF-8 it transcodes to, as it is fed.
+        var transcoder = UTF16Transcoder(detecting: prefix[...])
+        var prefix = prefix
+        if transcoder != nil {
+            do {
+                prefix = try transcoder!.feed(prefix[...])
+            } catch {
+                report.error = .unknownFormat(path: path, detail: "it is \(transcoder!.encodingName) text, but \(error.reason) at byte \(Self.byte(error))")
+                return report
+            }
+        }
         let content = HistoryReaders.withoutByteOrderMark(prefix[...])
         guard !content.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) else {
             report.passedOver = inContainer
@@ -164,9 +175,14 @@ package struct HistoryImport {
                 let chunk = try source.read(upTo: Self.chunkSize)
                 if chunk.isEmpty { break }
                 done += chunk.count
-                try reader.feed(chunk[...]) { batch.take($0) }
+                if transcoder != nil {
+                    try reader.feed(try transcoder!.feed(chunk[...])[...]) { batch.take($0) }
+                } else {
+                    try reader.feed(chunk[...]) { batch.take($0) }
+                }
                 try batch.flushIfFull(writer, into: &report, progress: progress, bytes: done)
             }
+            if transcoder != nil { try reader.feed(try transcoder!.finish()[...]) { batch.take($0) } }
             try reader.finish { batch.take($0) }
             try batch.flush(writer, into: &report)
             if report.read == 0 && report.visitsRead == 0 && report.movesRead == 0 {
@@ -252,6 +268,11 @@ package struct HistoryImport {
             index = bytes.index(after: index)
         }
         return false
+    }
+
+    private static func byte(_ error: HistoryFileError) -> Int {
+        if case .byte(let offset) = error.place { return offset }
+        return 0
     }
 
     /// A few words on what a file of no known format starts with, for its error.

@@ -63,8 +63,10 @@ package enum HistoryImportError: ENLogError, Equatable {
         case let .outbox(path, error):
             return "\(error.reason), importing \(path)"
         case let .nothingToImport(path, format, skipped):
+            // What the records lacked is in the reasons; the summary names none of its own.
             let reasons = skipped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) with \($0.key.rawValue)" }
-            return "\(path) holds no point with a time: nothing to import (\(format.title)\(reasons.isEmpty ? "" : "; skipped: " + reasons.joined(separator: ", ")))"
+            guard !reasons.isEmpty else { return "\(path) holds no point: nothing to import (\(format.title))" }
+            return "\(path) holds no record that can be a point: nothing to import (\(format.title); skipped: \(reasons.joined(separator: ", ")))"
         }
     }
 

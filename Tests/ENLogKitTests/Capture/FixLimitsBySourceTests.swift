@@ -48,8 +48,8 @@ final class FixLimitsBySourceTests: XCTestCase {
             ("course.gpx", Self.gpx("<course>400</course>"), "import", "course 400 ° is outside 0...360 °"),
             // Import skips and counts a point whose time no fix may hold (real exports carry 1970
             // times); a file of nothing else imports nothing and says why.
-            ("year1.gpx", Self.gpx("", time: "0001-01-01T00:00:00Z"), "import", "nothing to import (GPX; skipped: 1 with time that is no date)"),
-            ("year9999.gpx", Self.gpx("", time: "9999-12-31T23:59:59Z"), "import", "nothing to import (GPX; skipped: 1 with time that is no date)"),
+            ("year1.gpx", Self.gpx("", time: "0001-01-01T00:00:00Z"), "import", "nothing to import (GPX; skipped: 1 with time out of range)"),
+            ("year9999.gpx", Self.gpx("", time: "9999-12-31T23:59:59Z"), "import", "nothing to import (GPX; skipped: 1 with time out of range)"),
         ]
         for file in files {
             let path = try home.directory.file(file.name, contents: file.text).path

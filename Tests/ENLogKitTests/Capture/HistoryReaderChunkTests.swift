@@ -106,7 +106,7 @@ struct HistoryReaderChunkTests {
     /// What the oddities become: skipped and counted, not lost silently nor fatal.
     @Test func odditiesAreCountedByReason() {
         let gpx = Self.read(Array(Self.documents[0].utf8), chunk: 7)
-        #expect(gpx.contains("skipped(Capture.HistorySkip.noTime)") && gpx.contains("badTime") && gpx.contains("nullIsland"), "\(gpx)")
+        #expect(gpx.contains("skipped(Capture.HistorySkip.noTime)") && gpx.contains("timeOutOfRange") && gpx.contains("nullIsland"), "\(gpx)")
         let cut = Self.read(Array(Self.documents[1].utf8), chunk: 7)
         #expect(cut.contains("1 items, then") && cut.contains("line(3)"), "\(cut)")
         let kml = Self.read(Array(Self.documents[2].utf8), chunk: 7)

@@ -93,13 +93,15 @@ struct TOMLGuardTests {
     /// The text is also a seed of the config fuzzer.
     @Test func readAsBeforeInStringsAndComments() throws {
         let seed = Fixtures.repositoryRoot.appendingPathComponent("Fuzz/seeds/config/non-ascii-in-strings.toml")
-        let config = try Self.read(String(decoding: try Data(contentsOf: seed), as: UTF8.self))
-        #expect(config.string(.notebook) == #"Café "ü" \ Ж"#)
-        #expect(config.string(.template) == #"C:\é"#)
-        #expect(config.string(.staticMapURL) == "é \"\" ü \"\"\"\né Ж")
-        #expect(config.string(.timeZone) == "é '' ü \\\nЖ'")
-        #expect(config.string(.geocodingContact) == "a\"\"")
-        #expect(config.string(.geocodingLanguage) == "é")
-        #expect(config.list(.tags) == ["é", "Ж", "ü"])
+        // As TOMLKit reads them: Config itself refuses the line breaks some hold (no setting takes one).
+        let values = Dictionary(try Config.settings(fromTOML: Array(try Data(contentsOf: seed)), path: "config.toml")) { $1 }
+        func string(_ setting: Setting) -> String? { values[setting.name] }
+        #expect(string(.notebook) == #"Café "ü" \ Ж"#)
+        #expect(string(.template) == #"C:\é"#)
+        #expect(string(.staticMapURL) == "é \"\" ü \"\"\"\né Ж")
+        #expect(string(.timeZone) == "é '' ü \\\nЖ'")
+        #expect(string(.geocodingContact) == "a\"\"")
+        #expect(string(.geocodingLanguage) == "é")
+        #expect(string(.tags) == "é,Ж,ü")
     }
 }

@@ -46,7 +46,7 @@ enum RedirectedRun {
 
     static func run(_ executable: URL, _ arguments: [String], environment: [String: String],
                     standardOutput: Output? = nil, standardError: Output? = nil, standardInput: Input = .null,
-                    deadline: Duration = .seconds(180), memoryLimit: Int? = nil) throws -> Result {
+                    deadline: Duration = .seconds(180), memoryLimit: Int? = nil, cpuSeconds: Int? = nil) throws -> Result {
         let scratch = try TemporaryDirectory()
         let errPath = scratch.path("stderr"), outPath = scratch.path("stdout")
         var actions = posix_spawn_file_actions_t()
@@ -97,8 +97,10 @@ enum RedirectedRun {
         // With a memory limit, a shell sets it and becomes the program (exec: the same process,
         // so `wait4` still measures the program): one that reads without bound then fails at
         // the limit instead of taking the machine with it.
-        let program = memoryLimit == nil ? executable.path : "/bin/sh"
-        let limited = memoryLimit.map { ["-c", "ulimit -d \($0 / 1024) && exec \"$0\" \"$@\"", executable.path] } ?? []
+        // A CPU limit the same way (`ulimit -t`): past it the kernel sends SIGXCPU, however loaded the machine is.
+        let limits = (memoryLimit.map { ["ulimit -d \($0 / 1024)"] } ?? []) + (cpuSeconds.map { ["ulimit -t \($0)"] } ?? [])
+        let program = limits.isEmpty ? executable.path : "/bin/sh"
+        let limited = limits.isEmpty ? [] : ["-c", (limits + ["exec \"$0\" \"$@\""]).joined(separator: " && "), executable.path]
         let argv = ([program] + limited + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }

@@ -60,7 +60,7 @@ package struct PointFields {
     /// The record as a point, or why it is none. The rules, in order (the real-data tests count
     /// with the same ones, independently): no coordinates at all → not a point; a missing or
     /// unreadable coordinate or one out of range → bad position; exactly 0,0 → null island; no
-    /// time → no time; a time that is no date or is outside `Fix.Limits.time` → bad time.
+    /// time → no time; a time that is no date → bad time; one outside `Fix.Limits.time` → out of range.
     /// Optional measurements outside `Fix.Limits` (the -1 "unknown" of many trackers) are dropped,
     /// not the point: its position and time are still good.
     package func item(source: Fix.Source = .imported) -> HistoryItem {
@@ -70,7 +70,7 @@ package struct PointFields {
         if latitude == 0 && longitude == 0 { return .skipped(.nullIsland) }
         guard let time else { return .skipped(timeUnreadable ? .badTime : .noTime) }
         let timestamp = Date(timeIntervalSince1970: time)
-        guard Fix.Limits.time.contains(timestamp) else { return .skipped(.badTime) }
+        guard Fix.Limits.time.contains(timestamp) else { return .skipped(.timeOutOfRange) }
         func within(_ value: Double?, _ limits: ClosedRange<Double>) -> Double? {
             value.flatMap { limits.contains($0) ? $0 : nil }
         }
@@ -133,7 +133,8 @@ package struct VisitFields {
             return .skipped(.badPosition)
         }
         let end = end ?? start
-        guard end >= start, Fix.Limits.time.contains(Date(timeIntervalSince1970: end)) else { return .skipped(.badTime) }
+        guard Fix.Limits.time.contains(Date(timeIntervalSince1970: end)) else { return .skipped(.timeOutOfRange) }
+        guard end >= start else { return .skipped(.badTime) }
         return .visit(HistoryVisit(start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end),
                                    latitude: position.latitude!, longitude: position.longitude!, name: name,
                                    address: address, placeId: placeId, semanticType: semanticType, utcOffset: startOffset))

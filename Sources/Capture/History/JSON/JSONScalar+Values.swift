@@ -1,5 +1,6 @@
 import Foundation
 import Configuration
+import Support
 
 /// The values history files carry, read straight from a scalar's bytes: numbers whether written as
 /// numbers or quoted ("every number quoted" on iOS), times as epoch seconds or milliseconds or ISO
@@ -136,7 +137,7 @@ package enum ISOTimeText {
             return true
         }
         guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+              InstantText.isCalendarDate(year: Int64(year), month: Int64(month), day: Int64(day)) else { return nil }
         var seconds = Double(PosixZoneRule.daysFromCivil(year, month, day)) * 86_400
         if index == end { return (seconds, nil) }
         guard skip("T") || skip(" "), let hour = number(2), skip(":"), let minute = number(2) else { return nil }

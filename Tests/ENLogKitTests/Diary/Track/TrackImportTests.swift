@@ -179,7 +179,7 @@ final class TrackImportTests: XCTestCase {
             ("laughs.gpx", laughs, .badLocation, "DOCTYPE is not allowed"),
             ("external.gpx", external, .badLocation, "DOCTYPE is not allowed"),
             ("osm.gpx", "<osm version=\"0.6\"/>", .badLocation, "XML with the root element <osm>"),
-            ("empty-track.gpx", gpx(""), .badLocation, "no point with a time"),
+            ("empty-track.gpx", gpx(""), .badLocation, "holds no point: nothing to import"),
             ("garbage.bin", "\u{1}\u{2}PK\u{3}\u{4}", .badLocation, "neither GPX"),
             ("no-fix.nmea", "$GPGGA,,,,,,0,00,99.99,,,,,,*48\n", .badLocation, "no"),
             ("bad-checksums.nmea", try String(contentsOf: Fixtures.root.appendingPathComponent("nmea/bad-checksums.nmea"), encoding: .utf8), .badLocation, "checksum"),
