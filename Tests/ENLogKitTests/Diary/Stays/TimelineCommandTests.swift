@@ -163,6 +163,38 @@ struct TimelineCommandTests {
         #expect(moves.last?["modeSource"] as? String == "source", "\(moves)")
     }
 
+    /// Overland's batch as the app posts it (github.com/aaronpk/Overland-iOS: `{"locations": [Feature…]}`,
+    /// `properties.motion` an array of motion states, `["driving", "stationary"]` in the real batch
+    /// among ../shared/): half an hour still at home, a quarter of an hour "running" 2.5 km east
+    /// (10 km/h, a pace inferred as cycling), half an hour still. The move's mode is the source's.
+    @Test func overlandsMotionIsTheMovesMode() throws {
+        var home = try Self.home()
+        home.extraEnvironment["ENLOG_NOTE_TIME_ZONE"] = "UTC"
+        var features: [String] = []
+        func add(_ seconds: Double, east: Double, motion: String) {
+            let stamp = TrackTime.string(Date(timeIntervalSince1970: Self.dayStart + seconds))
+            features.append("""
+                {"type": "Feature", "geometry": {"type": "Point", "coordinates": [\(11.575 + east / 74_200), 48.137]},
+                 "properties": {"timestamp": "\(stamp)", "altitude": 520, "speed": -1, "horizontal_accuracy": 5,
+                 "vertical_accuracy": 3, "motion": [\(motion)], "battery_state": "unplugged", "battery_level": 0.8,
+                 "wifi": "", "device_id": "phone"}}
+                """)
+        }
+        for second in stride(from: 7 * 3600.0, to: 7.5 * 3600, by: 20) { add(second, east: Double(Int(second) % 5), motion: "\"stationary\"") }
+        for step in 0...45 { add(7.5 * 3600 + Double(step) * 20, east: Double(step) * 2500 / 45, motion: "\"running\"") }
+        for second in stride(from: 7.75 * 3600 + 20, to: 8.25 * 3600, by: 20) {
+            add(second, east: 2500 + Double(Int(second) % 5), motion: "\"stationary\"")
+        }
+        let file = try home.directory.file("overland.json", contents: "{\"locations\": [\(features.joined(separator: ",\n"))]}")
+        let imported = try home.run("import", file.path)
+        try #require(imported.status == 0, "\(imported.standardError)")
+        let timeline = try Self.json(try home.run("timeline", "--date", Self.day, "--json"))
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        try #require(moves.count == 1, "\(moves)")
+        #expect(moves.first?["mode"] as? String == "running", "\(moves)")
+        #expect(moves.first?["modeSource"] as? String == "source", "\(moves)")
+    }
+
     /// A note typed with --at now is a stay today, however short, centred on what was typed.
     @Test func aTypedPositionIsAStayToday() throws {
         let home = try Self.home()
