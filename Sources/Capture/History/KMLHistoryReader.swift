@@ -94,22 +94,24 @@ package struct KMLHistoryReader: XMLHistoryReader {
                 try emit(.skipped(.badPosition))
                 continue
             }
+            let time = HistoryTimes.parseStated(timeText)
             try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
-                                        time: HistoryTimes.parse(timeText)))
+                                        time: time?.date, utcOffset: time?.utcOffset))
         }
         // Positions beyond the last time have none.
         for _ in track.times.count..<max(track.times.count, track.coordinates.count) { try emit(.skipped(.noTime)) }
     }
 
     private func emitPlacemark(_ placemark: Placemark, _ emit: (HistoryItem) throws -> Void) throws {
-        if placemark.time == nil, let begin = placemark.begin.flatMap(HistoryTimes.parse),
-           let end = placemark.end.flatMap(HistoryTimes.parse) ?? placemark.begin.flatMap(HistoryTimes.parse),
+        if placemark.time == nil, let begin = placemark.begin.flatMap(HistoryTimes.parseStated),
+           let end = placemark.end.flatMap(HistoryTimes.parse) ?? Optional(begin.date),
            placemark.points.count == 1, let position = Self.position(placemark.points[0].coordinates),
            Fix.Limits.latitude.contains(position.latitude), Fix.Limits.longitude.contains(position.longitude) {
-            try emit(.visit(HistoryVisit(start: begin, end: end, latitude: position.latitude, longitude: position.longitude,
-                                         name: placemark.name)))
+            try emit(.visit(HistoryVisit(start: begin.date, end: end, latitude: position.latitude, longitude: position.longitude,
+                                         name: placemark.name, utcOffset: begin.utcOffset)))
             return
         }
+        let time = placemark.time.flatMap(HistoryTimes.parseStated)
         for point in placemark.points {
             guard let position = Self.position(point.coordinates) else {
                 try emit(.skipped(.badPosition))
@@ -118,7 +120,7 @@ package struct KMLHistoryReader: XMLHistoryReader {
             try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
                                         accuracy: placemark.data["accuracy"].flatMap(HistoryPoints.number),
                                         speed: placemark.data["speed"].flatMap(HistoryPoints.number),
-                                        time: placemark.time.flatMap(HistoryTimes.parse)))
+                                        time: time?.date, utcOffset: time?.utcOffset))
         }
     }
 }
