@@ -195,6 +195,44 @@ struct TimelineCommandTests {
         #expect(moves.first?["modeSource"] as? String == "source", "\(moves)")
     }
 
+    /// Google Maps' day export as KML (a visit or a trip per Placemark: `TimeSpan`, `ExtendedData`
+    /// `Category` and `Distance`, a Point or a LineString, as public scripts reading it document):
+    /// the trip's Category is the move's mode. 5.2 km in 40 minutes is a pace inferred as cycling.
+    @Test func aGoogleKMLTripsCategoryIsTheMovesMode() throws {
+        var home = try Self.home()
+        home.extraEnvironment["ENLOG_NOTE_TIME_ZONE"] = "UTC"
+        func placemark(_ name: String, _ category: String, _ distance: Int, _ begin: String, _ end: String, _ geometry: String) -> String {
+            """
+            <Placemark><name>\(name)</name><ExtendedData>
+            <Data name="Email"><value>someone@example.org</value></Data><Data name="Category"><value>\(category)</value></Data>
+            <Data name="Distance"><value>\(distance)</value></Data></ExtendedData>
+            <description>\(name) from \(begin) to \(end). Distance \(distance)m</description>
+            \(geometry)<TimeSpan><begin>\(begin)</begin><end>\(end)</end></TimeSpan></Placemark>
+            """
+        }
+        let line = (0...10).map { "\(11.575 + Double($0) * 5200 / 10 / 74_200),48.137,0" }.joined(separator: " ")
+        let kml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Location history from \(Self.day) to \(Self.day)</name>
+            \(placemark("Home", "", 0, "\(Self.day)T07:00:00.000Z", "\(Self.day)T08:00:00.000Z",
+                        "<Point><coordinates>11.575,48.137,0</coordinates></Point>"))
+            \(placemark("Driving", "Driving", 5200, "\(Self.day)T08:00:00.000Z", "\(Self.day)T08:40:00.000Z",
+                        "<LineString><altitudeMode>clampToGround</altitudeMode><coordinates>\(line)</coordinates></LineString>"))
+            \(placemark("Office", "", 0, "\(Self.day)T08:40:00.000Z", "\(Self.day)T10:00:00.000Z",
+                        "<Point><coordinates>\(11.575 + 5200 / 74_200.0),48.137,0</coordinates></Point>"))
+            </Document></kml>
+            """
+        let file = try home.directory.file("history-\(Self.day).kml", contents: kml)
+        let imported = try home.run("import", file.path)
+        try #require(imported.status == 0, "\(imported.standardError)")
+        let timeline = try Self.json(try home.run("timeline", "--date", Self.day, "--json"))
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        try #require(moves.count == 1, "\(moves)")
+        #expect(moves.first?["mode"] as? String == "driving", "\(moves)")
+        #expect(moves.first?["modeSource"] as? String == "source", "\(moves)")
+        #expect(moves.first?["distanceMetres"] as? Int == 5200, "Google's own figure: \(moves)")
+    }
+
     /// A note typed with --at now is a stay today, however short, centred on what was typed.
     @Test func aTypedPositionIsAStayToday() throws {
         let home = try Self.home()
