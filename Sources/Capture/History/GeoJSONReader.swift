@@ -45,6 +45,9 @@ package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
     private var open: [Feature] = []
     /// The points read last that share one motion word: their mode and first and last times.
     private var motionRun: (mode: String, first: Double, last: Double)?
+    /// Seconds without a point after which a run of one motion ends: two runs of a morning and an
+    /// evening are two trips, not one that names the mode of the day between them.
+    static let motionRunGap = 900.0
 
     private func k(_ key: Key) -> Int32 { key.rawValue }
 
@@ -114,7 +117,7 @@ package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
 
     /// Extends the run of points of one motion with a point at `time`, or ends it and starts another.
     private func follow(_ motion: String?, _ time: Double) {
-        if let run = motionRun, run.mode == motion {
+        if let run = motionRun, run.mode == motion, abs(time - run.last) <= Self.motionRunGap {
             motionRun = (run.mode, min(run.first, time), max(run.last, time))
             return
         }
