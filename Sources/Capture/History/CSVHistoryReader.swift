@@ -162,15 +162,17 @@ package struct CSVHistoryReader: HistoryReader {
             let numbers = wkt.split { $0 == "(" || $0 == ")" || $0 == " " }.dropFirst().compactMap { HistoryPoints.number($0) }
             if numbers.count >= 2 { (longitude, latitude) = (numbers[0], numbers[1]) }
         }
-        let time = value(columns.time).flatMap(HistoryTimes.parse)
+        let stated = value(columns.time).flatMap(HistoryTimes.parseStated)
+        let time = stated?.date
         var items = [HistoryPoints.item(latitude: latitude, longitude: longitude, altitude: number(columns.altitude),
                                         accuracy: number(columns.accuracy), speed: number(columns.speed),
                                         course: number(columns.course), time: time, timeGiven: value(columns.time) != nil,
-                                        device: value(columns.device))]
+                                        device: value(columns.device), utcOffset: stated?.utcOffset)]
         if value(columns.type)?.lowercased() == "visit", let time, let end = value(columns.end).flatMap(HistoryTimes.parse),
            case .point(let point) = items[0] {
             items.append(.visit(HistoryVisit(start: time, end: end, latitude: point.fix.latitude, longitude: point.fix.longitude,
-                                             name: value(columns.name), address: value(columns.address), placeId: value(columns.placeId))))
+                                             name: value(columns.name), address: value(columns.address), placeId: value(columns.placeId),
+                                             utcOffset: stated?.utcOffset)))
         }
         return items
     }

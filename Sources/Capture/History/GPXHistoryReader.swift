@@ -104,7 +104,8 @@ package struct GPXHistoryReader: XMLHistoryReader {
             return .skipped(.noTime)
         }
         // GPX times are UTC by definition; some writers leave the `Z` out.
-        guard let time = TrackTime.parse(timeText) ?? TrackTime.parse(timeText + "Z") else {
+        // A stated offset (`+10:00`) is the clock the point was lived by: kept, as the JSON readers keep it.
+        guard let (time, utcOffset) = TrackTime.parseStated(timeText) ?? TrackTime.parseStated(timeText + "Z") else {
             throw HistoryFileError("<time> '\(timeText.prefix(40))' is not an ISO 8601 date and time with a zone", at: place)
         }
         let hdop = try number(values["hdop"], "hdop")
@@ -116,7 +117,7 @@ package struct GPXHistoryReader: XMLHistoryReader {
                               horizontalAccuracy: hdop.map { $0 * NMEALogLocation.metresPerHDOP },
                               speed: speed, course: course, timestamp: time, source: .gpx)
             if latitude == 0 && longitude == 0 { return .skipped(.nullIsland) }
-            return .point(HistoryPoint(fix: fix))
+            return .point(HistoryPoint(fix: fix, utcOffset: utcOffset))
         } catch .timeOutOfRange {
             return .skipped(.timeOutOfRange)
         } catch {

@@ -7,6 +7,13 @@ import Foundation
 /// one time per position in order, else each position is counted as having no time. Coordinates
 /// are `[lon, lat, ele]`, numbers or quoted numbers. A feature's positions are held until it ends
 /// (its times may come after them), at most `positionLimit`.
+///
+/// Overland (github.com/aaronpk/Overland-iOS) gives each point its motion state as
+/// `properties.motion`, an array of words ("walking", "running", "cycling", "driving",
+/// "stationary"; `["driving", "stationary"]` in a real batch). A point's mode is its first word that
+/// is not "stationary"; a run of consecutive points with the same mode becomes a `HistorySegment`
+/// over their first to last time, with that mode and no distance of its own (the points give it),
+/// as a GPX track's `<type>` does.
 package typealias GeoJSONReader = JSONHistoryReader<GeoJSONMachine>
 
 package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
@@ -17,12 +24,12 @@ package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
         // time properties, most specific first
         case timestamp, time, datetime, date, when, recordedAt
         case deviceID, deviceId, device, tid, accuracy, horizontalAccuracy, acc, altitude, alt
-        case speed, vel, course, heading, cog
+        case speed, vel, course, heading, cog, motion
     }
     package static let keys = JSONKeyTable(["features", "locations", "geometry", "coordinates", "properties", "coordTimes",
                                             "timestamp", "time", "datetime", "date", "when", "recorded_at",
                                             "device_id", "deviceId", "device", "tid", "accuracy", "horizontal_accuracy",
-                                            "acc", "altitude", "alt", "speed", "vel", "course", "heading", "cog"])
+                                            "acc", "altitude", "alt", "speed", "vel", "course", "heading", "cog", "motion"])
 
     private struct Feature {
         var depth: Int
@@ -32,8 +39,15 @@ package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
         var times: [Double?] = []
         var tuple: [Double?] = []
         var badTuple = false
+        /// Overland's motion word for the feature's points; nil when it names none.
+        var motion: String?
     }
     private var open: [Feature] = []
+    /// The points read last that share one motion word: their mode and first and last times.
+    private var motionRun: (mode: String, first: Double, last: Double)?
+    /// Seconds without a point after which a run of one motion ends: two runs of a morning and an
+    /// evening are two trips, not one that names the mode of the day between them.
+    static let motionRunGap = 900.0
 
     private func k(_ key: Key) -> Int32 { key.rawValue }
 
@@ -95,8 +109,33 @@ package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
                 point.time = nil
                 point.timeUnreadable = false
             }
-            pending.append(point.item())
+            let item = point.item()
+            if case .point(let read) = item { follow(feature.motion, read.fix.timestamp.timeIntervalSince1970) }
+            pending.append(item)
         }
+    }
+
+    /// Extends the run of points of one motion with a point at `time`, or ends it and starts another.
+    private func follow(_ motion: String?, _ time: Double) {
+        if let run = motionRun, run.mode == motion, abs(time - run.last) <= Self.motionRunGap {
+            motionRun = (run.mode, min(run.first, time), max(run.last, time))
+            return
+        }
+        endMotionRun()
+        if let motion { motionRun = (motion, time, time) }
+    }
+
+    private func endMotionRun() {
+        guard let run = motionRun else { return }
+        motionRun = nil
+        // One point is no stretch of movement.
+        guard run.last > run.first else { return }
+        pending.append(.segment(HistorySegment(start: Date(timeIntervalSince1970: run.first),
+                                               end: Date(timeIntervalSince1970: run.last), mode: run.mode)))
+    }
+
+    override package func documentEnded() throws(HistoryFileError) {
+        endMotionRun()
     }
 
     override package func scalar(_ path: JSONPath, _ value: JSONScalar) throws(HistoryFileError) {
@@ -113,6 +152,11 @@ package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
         } else if path.count > depth + 2, path[depth] == k(.properties), path[depth + 1] == k(.coordTimes) {
             guard feature.times.count < Self.positionLimit else { return }
             feature.times.append(value.epochSeconds)
+        } else if path.count == depth + 3, path[depth] == k(.properties), path[depth + 1] == k(.motion),
+                  path[depth + 2] == JSONPath.element {
+            // A word, not a novel; "stationary" says nothing of how the person moved.
+            if feature.motion == nil, let word = value.text, word.utf8.count <= 64,
+               word.lowercased() != "stationary" { feature.motion = word }
         } else if path.count == depth + 2, path[depth] == k(.properties), let key = Key(rawValue: path.last) {
             property(key, value, &feature)
         }
@@ -133,6 +177,9 @@ package final class GeoJSONMachine: HistoryJSONMachine, JSONHistoryFormat {
         case .speed: feature.properties.speed = value.double
         case .vel: feature.properties.speed = value.double.map { $0 / 3.6 }
         case .course, .heading, .cog: feature.properties.course = value.double
+        case .motion:   // one word rather than Overland's array
+            if feature.motion == nil, let word = value.text, word.utf8.count <= 64,
+               word.lowercased() != "stationary" { feature.motion = word }
         default: break
         }
     }

@@ -96,22 +96,26 @@ package struct HistoryLines {
 /// for the `T` or before the zone (`2025-06-01 13:02:03.000000 +00:00`, database dumps), without
 /// a zone (read as UTC), and seconds or milliseconds since 1970 (12 digits or more: milliseconds).
 package enum HistoryTimes {
-    package static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? { parseStated(text)?.date }
+
+    /// The instant, and the offset from UTC the text states (`+01:00`, `+0100`); nil for epoch
+    /// digits, `Z`, `UTC` or no zone: those say the instant, not the clock it was lived by.
+    package static func parseStated(_ text: String) -> (date: Date, utcOffset: Int?)? {
         let trimmed = String(HistoryPoints.trimmed(Substring(text)))
         guard let first = trimmed.utf8.first else { return nil }
         if (0x30...0x39).contains(first) || first == UInt8(ascii: "-"), !trimmed.utf8.contains(UInt8(ascii: ":")),
            let number = Double(trimmed), number.isFinite {
             let integerDigits = trimmed.utf8.prefix { $0 != UInt8(ascii: ".") }.count { (0x30...0x39).contains($0) }
-            return Date(timeIntervalSince1970: integerDigits >= 12 ? number / 1000 : number)
+            return (Date(timeIntervalSince1970: integerDigits >= 12 ? number / 1000 : number), nil)
         }
-        if let date = TrackTime.parse(trimmed) { return date }
+        if let stated = TrackTime.parseStated(trimmed) { return stated }
         var normalized = trimmed
         if normalized.count > 10, normalized[normalized.index(normalized.startIndex, offsetBy: 10)] == " " {
             normalized.replaceSubrange(normalized.index(normalized.startIndex, offsetBy: 10)...normalized.index(normalized.startIndex, offsetBy: 10), with: "T")
         }
         normalized = normalized.replacingOccurrences(of: " +", with: "+").replacingOccurrences(of: " -", with: "-")
             .replacingOccurrences(of: " Z", with: "Z").replacingOccurrences(of: " UTC", with: "Z")
-        if let date = TrackTime.parse(normalized) { return date }
-        return TrackTime.parse(normalized + "Z")
+        if let stated = TrackTime.parseStated(normalized) { return stated }
+        return TrackTime.parseStated(normalized + "Z")
     }
 }

@@ -13,7 +13,7 @@ package enum HistoryPoints {
     /// `timeGiven`: a time field was there (nil `time`: it said no date).
     package static func item(latitude: Double?, longitude: Double?, altitude: Double? = nil,
                              accuracy: Double? = nil, speed: Double? = nil, course: Double? = nil,
-                             time: Date?, timeGiven: Bool = false, device: String? = nil) -> HistoryItem {
+                             time: Date?, timeGiven: Bool = false, device: String? = nil, utcOffset: Int? = nil) -> HistoryItem {
         guard let time else { return .skipped(timeGiven ? .badTime : .noTime) }
         guard let latitude, let longitude, latitude.isFinite, longitude.isFinite else { return .skipped(.badPosition) }
         guard Fix.Limits.latitude.contains(latitude), Fix.Limits.longitude.contains(longitude) else {
@@ -29,7 +29,7 @@ package enum HistoryPoints {
                               horizontalAccuracy: within(accuracy, Fix.Limits.horizontalAccuracy),
                               speed: within(speed, Fix.Limits.speed), course: within(course, Fix.Limits.course),
                               timestamp: time, source: .imported)
-            return .point(HistoryPoint(fix: fix, device: device))
+            return .point(HistoryPoint(fix: fix, device: device, utcOffset: utcOffset))
         } catch {
             return .skipped(.badValue)
         }

@@ -7,7 +7,10 @@ import Network
 /// `coord`, paired in order; an empty `coord` is a pause and is skipped), and Placemarks whose
 /// Points carry a `TimeStamp` (with `ExtendedData` speed and accuracy when given). A Placemark
 /// with a `TimeSpan` is a stay (a visit from begin to end); a LineString has no times of its own,
-/// so its coordinates are counted as skipped, not invented.
+/// so its coordinates are counted as skipped, not invented. Google Maps' day export writes each
+/// trip as a Placemark with a `TimeSpan`, a LineString and `ExtendedData` `Category` ("Driving",
+/// "Walking") and `Distance` (metres): that becomes a `HistorySegment` with that mode and distance,
+/// the line its path (its positions still have no times of their own).
 package struct KMLHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.kml
 
@@ -25,6 +28,8 @@ package struct KMLHistoryReader: XMLHistoryReader {
         var name: String?
         var points: [(coordinates: String, line: Int)] = []
         var data: [String: String] = [:]
+        /// The LineString's positions, kept up to `HistorySegment.waypointLimit` for a trip's path.
+        var path: [String] = []
         var line: Int
     }
 
@@ -69,7 +74,12 @@ package struct KMLHistoryReader: XMLHistoryReader {
             case ("coordinates", "Point"): placemark?.points.append((text, 0))
             case ("coordinates", _):
                 // LineString, LinearRing: positions without times of their own.
-                for _ in text.split(whereSeparator: \.isWhitespace) { try emit(.skipped(.noTime)) }
+                for position in text.split(whereSeparator: \.isWhitespace) {
+                    try emit(.skipped(.noTime))
+                    if parent == "LineString", placemark != nil, placemark!.path.count < HistorySegment.waypointLimit {
+                        placemark?.path.append(String(position))
+                    }
+                }
             case ("Track", _):
                 if let track { try emitTrack(track, emit) }
                 track = nil
@@ -79,6 +89,24 @@ package struct KMLHistoryReader: XMLHistoryReader {
             default: break
             }
         }
+    }
+
+    /// A Placemark that is a trip as Google Maps' day export writes it: a `TimeSpan`, a LineString
+    /// and a `Category` naming how (an empty one is a visit's). nil for anything else.
+    private static func trip(_ placemark: Placemark) -> HistorySegment? {
+        guard placemark.time == nil, !placemark.path.isEmpty,
+              let word = placemark.data["Category"].map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }),
+              !word.isEmpty, word.utf8.count <= 64,
+              let begin = placemark.begin.flatMap(HistoryTimes.parse), let end = placemark.end.flatMap(HistoryTimes.parse),
+              end >= begin, Fix.Limits.time.contains(begin), Fix.Limits.time.contains(end) else { return nil }
+        let path = placemark.path.compactMap(position).filter {
+            Fix.Limits.latitude.contains($0.latitude) && Fix.Limits.longitude.contains($0.longitude)
+        }.map { HistorySegment.Waypoint(latitude: $0.latitude, longitude: $0.longitude) }
+        let distance = placemark.data["Distance"].flatMap(HistoryPoints.number).flatMap {
+            HistorySegment.distanceLimit.contains($0) ? $0 : nil
+        }
+        return HistorySegment(start: begin, end: end, startPoint: path.first, endPoint: path.count > 1 ? path.last : nil,
+                              distance: distance, mode: word, waypoints: path.count > 2 ? Array(path.dropFirst().dropLast()) : [])
     }
 
     /// "lon lat alt" (Track) or "lon,lat,alt" (coordinates).
@@ -94,22 +122,25 @@ package struct KMLHistoryReader: XMLHistoryReader {
                 try emit(.skipped(.badPosition))
                 continue
             }
+            let time = HistoryTimes.parseStated(timeText)
             try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
-                                        time: HistoryTimes.parse(timeText), timeGiven: true))
+                                        time: time?.date, timeGiven: true, utcOffset: time?.utcOffset))
         }
         // Positions beyond the last time have none.
         for _ in track.times.count..<max(track.times.count, track.coordinates.count) { try emit(.skipped(.noTime)) }
     }
 
     private func emitPlacemark(_ placemark: Placemark, _ emit: (HistoryItem) throws -> Void) throws {
-        if placemark.time == nil, let begin = placemark.begin.flatMap(HistoryTimes.parse),
-           let end = placemark.end.flatMap(HistoryTimes.parse) ?? placemark.begin.flatMap(HistoryTimes.parse),
+        if let segment = Self.trip(placemark) { try emit(.segment(segment)) }
+        if placemark.time == nil, let begin = placemark.begin.flatMap(HistoryTimes.parseStated),
+           let end = placemark.end.flatMap(HistoryTimes.parse) ?? Optional(begin.date),
            placemark.points.count == 1, let position = Self.position(placemark.points[0].coordinates),
            Fix.Limits.latitude.contains(position.latitude), Fix.Limits.longitude.contains(position.longitude) {
-            try emit(.visit(HistoryVisit(start: begin, end: end, latitude: position.latitude, longitude: position.longitude,
-                                         name: placemark.name)))
+            try emit(.visit(HistoryVisit(start: begin.date, end: end, latitude: position.latitude, longitude: position.longitude,
+                                         name: placemark.name, utcOffset: begin.utcOffset)))
             return
         }
+        let time = placemark.time.flatMap(HistoryTimes.parseStated)
         for point in placemark.points {
             guard let position = Self.position(point.coordinates) else {
                 try emit(.skipped(.badPosition))
@@ -118,7 +149,7 @@ package struct KMLHistoryReader: XMLHistoryReader {
             try emit(HistoryPoints.item(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
                                         accuracy: placemark.data["accuracy"].flatMap(HistoryPoints.number),
                                         speed: placemark.data["speed"].flatMap(HistoryPoints.number),
-                                        time: placemark.time.flatMap(HistoryTimes.parse), timeGiven: placemark.time != nil))
+                                        time: time?.date, timeGiven: placemark.time != nil, utcOffset: time?.utcOffset))
         }
     }
 }

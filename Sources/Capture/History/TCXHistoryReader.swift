@@ -46,10 +46,11 @@ package struct TCXHistoryReader: XMLHistoryReader {
                     try emit(.skipped(.badPosition))
                     return
                 }
+                let time = values["Time"].flatMap(HistoryTimes.parseStated)
                 try emit(HistoryPoints.item(latitude: values["LatitudeDegrees"].flatMap(HistoryPoints.number),
                                             longitude: values["LongitudeDegrees"].flatMap(HistoryPoints.number),
                                             altitude: values["AltitudeMeters"].flatMap(HistoryPoints.number),
-                                            time: values["Time"].flatMap(HistoryTimes.parse), timeGiven: values["Time"] != nil))
+                                            time: time?.date, timeGiven: values["Time"] != nil, utcOffset: time?.utcOffset))
             }
         }
     }

@@ -10,7 +10,12 @@ package enum TrackTime {
 
     /// ISO 8601 date and time with a zone (`Z` or ±hh:mm / ±hhmm), fractional seconds optional
     /// (any number of digits; kept to the millisecond): `2026-11-22T08:00:05.5+01:00`.
-    package static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? { parseStated(text)?.date }
+
+    /// The instant, and the offset east of UTC (seconds) the text states: the clock it was
+    /// written by, so the zone it was lived in. nil for `Z` (the instant only, as the JSON readers
+    /// take it) or an offset outside `Fix.Limits.utcOffset`.
+    package static func parseStated(_ text: String) -> (date: Date, utcOffset: Int?)? {
         let bytes = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
         var end = bytes.count
         while end > 0, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[end - 1]) { end -= 1 }
@@ -48,6 +53,7 @@ package enum TrackTime {
             guard digits > 0 else { return nil }
         }
         var offset: Int64 = 0
+        var stated = false
         guard index < end else { return nil }
         switch bytes[index] {
         case 0x5A, 0x7A:   // Z
@@ -59,12 +65,14 @@ package enum TrackTime {
             _ = expect(0x3A)
             guard let minutes = number(2), hours < 24, minutes < 60 else { return nil }
             offset = sign * (hours * 3600 + minutes * 60)
+            stated = true
         default:
             return nil
         }
         guard index == end else { return nil }
         let seconds = days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+        let date = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+        return (date, stated && Fix.Limits.utcOffset.contains(Int(offset)) ? Int(offset) : nil)
     }
 
     package static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {

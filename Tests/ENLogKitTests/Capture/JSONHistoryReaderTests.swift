@@ -23,6 +23,34 @@ final class JSONHistoryReaderTests: XCTestCase {
         return whole
     }
 
+    /// Overland's `motion`: a run of points of one motion is one segment of that mode; "stationary"
+    /// ends it, so does a quarter of an hour without a point (a morning's run and an evening's are
+    /// two), and one point alone is none. The `-0700` of a timestamp is kept as its offset.
+    func testOverlandMotionRunsAreSegments() throws {
+        func feature(_ time: String, _ motion: String) -> String {
+            """
+            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [-122.03, 37.33]},
+             "properties": {"timestamp": "\(time)", "motion": [\(motion)], "device_id": "phone"}}
+            """
+        }
+        let outcome = read(.geojson, """
+        {"locations": [\([
+            feature("2024-07-07T08:00:00-0700", "\"running\""), feature("2024-07-07T08:05:00-0700", "\"running\""),
+            feature("2024-07-07T08:06:00-0700", "\"stationary\""),
+            feature("2024-07-07T08:07:00-0700", "\"driving\", \"stationary\""), feature("2024-07-07T08:20:00-0700", "\"driving\""),
+            feature("2024-07-07T18:00:00-0700", "\"driving\""), feature("2024-07-07T18:10:00-0700", "\"driving\""),
+            feature("2024-07-07T19:00:00-0700", "\"walking\"")
+        ].joined(separator: ","))]}
+        """)
+        let base = 1_720_364_400.0   // 2024-07-07T08:00:00-07:00
+        XCTAssertEqual(outcome.points.count, 8)
+        XCTAssertEqual(outcome.points.first?.utcOffset, -7 * 3600)
+        XCTAssertEqual(outcome.segments.map { [$0.start.timeIntervalSince1970 - base, $0.end.timeIntervalSince1970 - base] },
+                       [[0, 300], [420, 1200], [36_000, 36_600]])
+        XCTAssertEqual(outcome.segments.map(\.mode), ["running", "driving", "driving"])
+        XCTAssertEqual(outcome.segments.map(\.distance), [nil, nil, nil])
+    }
+
     func testRecordsEveryEraAndItsOddities() throws {
         let outcome = read(.googleRecords, """
         {"locations": [

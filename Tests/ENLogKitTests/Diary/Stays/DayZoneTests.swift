@@ -44,6 +44,49 @@ struct DayZoneTests {
         #expect(parse("2017-05-02T11:17:03+23:00")?.1 == nil, "beyond any zone: the instant stands, the offset is not taken")
     }
 
+    /// Track files' times state their offsets too (GPX, KML, TCX: `+10:00`; CSV also `+0100` after
+    /// a space): kept; `Z`, `UTC`, no zone and epoch digits say only the instant.
+    @Test func trackFilesStatedOffsetsAreRead() {
+        #expect(TrackTime.parseStated("2017-05-03T08:00:00+10:00")?.utcOffset == 36_000)
+        #expect(TrackTime.parseStated("2017-05-03T08:00:00+10:00")?.date.timeIntervalSince1970 == 1_493_762_400)
+        #expect(TrackTime.parseStated("2024-03-09T10:15:00.5-0330")?.utcOffset == -12_600)
+        #expect(TrackTime.parseStated("2017-05-02T22:00:00Z")?.utcOffset == nil)
+        #expect(TrackTime.parseStated("2017-05-02T22:00:00+00:00")?.utcOffset == 0)
+        #expect(TrackTime.parseStated("2017-05-02T22:00:00+20:00").map { $0.utcOffset == nil } == true,
+                "beyond any zone: the instant stands, the offset is not taken")
+        #expect(HistoryTimes.parseStated("2024-03-09 10:15:00 +0100")?.utcOffset == 3600)
+        #expect(HistoryTimes.parseStated("2024-03-09 10:15:00 UTC")?.utcOffset == nil)
+        #expect(HistoryTimes.parseStated("2024-03-09 10:15:00")?.utcOffset == nil)
+        #expect(HistoryTimes.parseStated("1709979300")?.utcOffset == nil)
+    }
+
+    /// A GPX whose times carry `+10:00`, imported in Toronto: the day is read in +10:00.
+    @Test func aGPXDayIsReadInTheOffsetItsTimesState() throws {
+        var home = try EnlogHome()
+        home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
+        try home.writeConfig("[note]\ntime_zone = \"America/Toronto\"\n")
+        var points: [String] = []
+        for minute in stride(from: 8 * 60, to: 18 * 60, by: 2) {
+            let time = String(format: "2017-05-03T%02d:%02d:00+10:00", minute / 60, minute % 60)
+            let east = minute < 12 * 60 ? 0.0 : 0.02
+            points.append("<trkpt lat=\"-33.86\" lon=\"\(151.20 + east)\"><time>\(time)</time></trkpt>")
+        }
+        let file = try home.directory.file("sydney.gpx", contents: """
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            \(points.joined(separator: "\n"))
+            </trkseg></trk></gpx>
+            """)
+        let imported = try home.run("import", file.path)
+        try #require(imported.status == 0, "\(imported.standardError)")
+        let text = try home.run("timeline", "--date", "2017-05-03")
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.standardOutput.split(separator: "\n").first == "times in UTC+10:00", "\(text.standardOutput)")
+        let timeline = try Self.json(try home.run("timeline", "--date", "2017-05-03", "--json"))
+        #expect(timeline["from"] as? String == "2017-05-03T00:00:00+10:00", "\(timeline)")
+        let stays = try #require(timeline["stays"] as? [[String: Any]])
+        #expect((stays.first?["arrival"] as? String)?.hasPrefix("2017-05-03T08:00") == true, "\(stays)")
+    }
+
     /// A day takes the offset most of the instants whose local date it is state; an instant takes
     /// the nearest stated offset within reach; without any, note.time_zone.
     @Test func aDayTakesTheOffsetItsInstantsState() {

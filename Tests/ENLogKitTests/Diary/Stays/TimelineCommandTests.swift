@@ -163,6 +163,76 @@ struct TimelineCommandTests {
         #expect(moves.last?["modeSource"] as? String == "source", "\(moves)")
     }
 
+    /// Overland's batch as the app posts it (github.com/aaronpk/Overland-iOS: `{"locations": [Feature…]}`,
+    /// `properties.motion` an array of motion states, `["driving", "stationary"]` in the real batch
+    /// among ../shared/): half an hour still at home, a quarter of an hour "running" 2.5 km east
+    /// (10 km/h, a pace inferred as cycling), half an hour still. The move's mode is the source's.
+    @Test func overlandsMotionIsTheMovesMode() throws {
+        var home = try Self.home()
+        home.extraEnvironment["ENLOG_NOTE_TIME_ZONE"] = "UTC"
+        var features: [String] = []
+        func add(_ seconds: Double, east: Double, motion: String) {
+            let stamp = TrackTime.string(Date(timeIntervalSince1970: Self.dayStart + seconds))
+            features.append("""
+                {"type": "Feature", "geometry": {"type": "Point", "coordinates": [\(11.575 + east / 74_200), 48.137]},
+                 "properties": {"timestamp": "\(stamp)", "altitude": 520, "speed": -1, "horizontal_accuracy": 5,
+                 "vertical_accuracy": 3, "motion": [\(motion)], "battery_state": "unplugged", "battery_level": 0.8,
+                 "wifi": "", "device_id": "phone"}}
+                """)
+        }
+        for second in stride(from: 7 * 3600.0, to: 7.5 * 3600, by: 20) { add(second, east: Double(Int(second) % 5), motion: "\"stationary\"") }
+        for step in 0...45 { add(7.5 * 3600 + Double(step) * 20, east: Double(step) * 2500 / 45, motion: "\"running\"") }
+        for second in stride(from: 7.75 * 3600 + 20, to: 8.25 * 3600, by: 20) {
+            add(second, east: 2500 + Double(Int(second) % 5), motion: "\"stationary\"")
+        }
+        let file = try home.directory.file("overland.json", contents: "{\"locations\": [\(features.joined(separator: ",\n"))]}")
+        let imported = try home.run("import", file.path)
+        try #require(imported.status == 0, "\(imported.standardError)")
+        let timeline = try Self.json(try home.run("timeline", "--date", Self.day, "--json"))
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        try #require(moves.count == 1, "\(moves)")
+        #expect(moves.first?["mode"] as? String == "running", "\(moves)")
+        #expect(moves.first?["modeSource"] as? String == "source", "\(moves)")
+    }
+
+    /// Google Maps' day export as KML (a visit or a trip per Placemark: `TimeSpan`, `ExtendedData`
+    /// `Category` and `Distance`, a Point or a LineString, as public scripts reading it document):
+    /// the trip's Category is the move's mode. 5.2 km in 40 minutes is a pace inferred as cycling.
+    @Test func aGoogleKMLTripsCategoryIsTheMovesMode() throws {
+        var home = try Self.home()
+        home.extraEnvironment["ENLOG_NOTE_TIME_ZONE"] = "UTC"
+        func placemark(_ name: String, _ category: String, _ distance: Int, _ begin: String, _ end: String, _ geometry: String) -> String {
+            """
+            <Placemark><name>\(name)</name><ExtendedData>
+            <Data name="Email"><value>someone@example.org</value></Data><Data name="Category"><value>\(category)</value></Data>
+            <Data name="Distance"><value>\(distance)</value></Data></ExtendedData>
+            <description>\(name) from \(begin) to \(end). Distance \(distance)m</description>
+            \(geometry)<TimeSpan><begin>\(begin)</begin><end>\(end)</end></TimeSpan></Placemark>
+            """
+        }
+        let line = (0...10).map { "\(11.575 + Double($0) * 5200 / 10 / 74_200),48.137,0" }.joined(separator: " ")
+        let kml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Location history from \(Self.day) to \(Self.day)</name>
+            \(placemark("Home", "", 0, "\(Self.day)T07:00:00.000Z", "\(Self.day)T08:00:00.000Z",
+                        "<Point><coordinates>11.575,48.137,0</coordinates></Point>"))
+            \(placemark("Driving", "Driving", 5200, "\(Self.day)T08:00:00.000Z", "\(Self.day)T08:40:00.000Z",
+                        "<LineString><altitudeMode>clampToGround</altitudeMode><coordinates>\(line)</coordinates></LineString>"))
+            \(placemark("Office", "", 0, "\(Self.day)T08:40:00.000Z", "\(Self.day)T10:00:00.000Z",
+                        "<Point><coordinates>\(11.575 + 5200 / 74_200.0),48.137,0</coordinates></Point>"))
+            </Document></kml>
+            """
+        let file = try home.directory.file("history-\(Self.day).kml", contents: kml)
+        let imported = try home.run("import", file.path)
+        try #require(imported.status == 0, "\(imported.standardError)")
+        let timeline = try Self.json(try home.run("timeline", "--date", Self.day, "--json"))
+        let moves = try #require(timeline["moves"] as? [[String: Any]])
+        try #require(moves.count == 1, "\(moves)")
+        #expect(moves.first?["mode"] as? String == "driving", "\(moves)")
+        #expect(moves.first?["modeSource"] as? String == "source", "\(moves)")
+        #expect(moves.first?["distanceMetres"] as? Int == 5200, "Google's own figure: \(moves)")
+    }
+
     /// A note typed with --at now is a stay today, however short, centred on what was typed.
     @Test func aTypedPositionIsAStayToday() throws {
         let home = try Self.home()
