@@ -44,13 +44,13 @@ extension OutboxStore {
     public func livedOffsets(from start: Date, to end: Date) async throws(OutboxError) -> [LivedOffset] {
         try await readSkipping { db, unreadable in
             let sql = """
-                SELECT (julianday(timestamp) - 2440587.5) * 86400.0 AS t, utcOffset, id, 'fix' FROM fix
+                SELECT \(Self.epochSecondsSQL("timestamp")) AS t, utcOffset, id, 'fix' FROM fix
                 WHERE timestamp >= ?1 AND timestamp < ?2 AND utcOffset IS NOT NULL
                 UNION ALL
-                SELECT (julianday(start) - 2440587.5) * 86400.0 AS t, utcOffset, id, 'visit' FROM visit
+                SELECT \(Self.epochSecondsSQL("start")) AS t, utcOffset, id, 'visit' FROM visit
                 WHERE start >= ?1 AND start < ?2 AND utcOffset IS NOT NULL
                 UNION ALL
-                SELECT (julianday("end") - 2440587.5) * 86400.0 AS t, utcOffset, id, 'visit' FROM visit
+                SELECT \(Self.epochSecondsSQL(#""end""#)) AS t, utcOffset, id, 'visit' FROM visit
                 WHERE "end" >= ?1 AND "end" < ?2 AND "end" > start AND utcOffset IS NOT NULL
                 ORDER BY t
                 """

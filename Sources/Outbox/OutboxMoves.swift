@@ -128,9 +128,11 @@ extension OutboxStore {
         }
     }
 
-    /// Seconds since 1970 of a stored time ("yyyy-MM-dd HH:mm:ss.SSS", UTC), in SQL.
+    /// Seconds since 1970 of a stored time ("yyyy-MM-dd HH:mm:ss.SSS", UTC), in SQL; NULL when
+    /// what is stored is no such text (julianday() would read a number as a day of 4713 BC),
+    /// for `StoredKind.time` to find.
     static func epochSecondsSQL(_ column: String) -> String {
-        "(julianday(\(column)) - 2440587.5) * 86400.0"
+        "(julianday(CASE WHEN typeof(\(column)) = 'text' THEN \(column) END) - 2440587.5) * 86400.0"
     }
 }
 

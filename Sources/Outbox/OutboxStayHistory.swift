@@ -29,10 +29,7 @@ extension OutboxStore {
         public var address: String?
     }
 
-    /// Seconds since 1970 of a stored time ("yyyy-MM-dd HH:mm:ss.SSS", UTC), in SQL.
-    private static func epochSeconds(_ column: String) -> String {
-        "(julianday(\(column)) - 2440587.5) * 86400.0"
-    }
+    private static func epochSeconds(_ column: String) -> String { epochSecondsSQL(column) }
 
     /// Fixes with `start <= timestamp < end`, oldest first. Stepped through SQLite's C API: for
     /// millions of fixes, GRDB's rows cost several times the query itself.
@@ -81,7 +78,18 @@ extension OutboxStore {
 
     /// The time of the history's oldest fix (nil: no fix): the first entry of the timestamp index.
     public func firstFixTime() async throws(OutboxError) -> Date? {
-        try await read { db in try Date.fetchOne(db, sql: "SELECT MIN(timestamp) FROM fix") }
+        // The first entry of the timestamp index that is a time: a fix whose timestamp is none
+        // (sqlite3 wrote a number, which sorts first, or text) is left out with a warning.
+        try await readSkipping { db, unreadable in
+            let rows = try Row.fetchCursor(db, sql: "SELECT timestamp, id FROM fix ORDER BY timestamp")
+            while let row = try rows.next() {
+                let value = row[0] as DatabaseValue
+                if case .string = value.storage, let time = Date.fromDatabaseValue(value) { return time }
+                unreadable.append(UnreadableRow(table: "fix", id: Int64.fromDatabaseValue(row[1] as DatabaseValue),
+                                                detail: "its timestamp holds \(value.shown), which is not a time"))
+            }
+            return nil
+        }
     }
 
     /// Whether a fix was taken in `start..<end`: one probe of the timestamp index, however long the history.

@@ -103,8 +103,8 @@ extension OutboxStore {
     }
 }
 
-private extension DatabaseValue {
-    var isTextOrBlob: Bool {
+extension DatabaseValue {
+    fileprivate var isTextOrBlob: Bool {
         switch storage {
         case .string, .blob: return true
         default: return false
