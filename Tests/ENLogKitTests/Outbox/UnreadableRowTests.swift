@@ -85,7 +85,7 @@ final class UnreadableRowTests: XCTestCase {
                  detail: "its utcOffset holds \"plus one\", which is not a whole number", saidBy: ["timeline", "digest"]),
             Case(sql: """
                 INSERT INTO fix (latitude, longitude, timestamp, source, createdAt)
-                VALUES ('south', 11.5, '2026-03-01 23:00:00.000', 'imported', '2026-03-02 12:00:00.000')
+                VALUES ('south', 11.5, '2026-02-27 23:00:00.000', 'imported', '2026-03-02 12:00:00.000')
                 """, table: "fix", id: before, detail: "its latitude holds \"south\", which is not a number", saidBy: ["timeline"]),
             Case(sql: """
                 INSERT INTO fix (latitude, longitude, timestamp, source, createdAt)
