@@ -42,20 +42,25 @@ extension OutboxStore {
     /// and its end, in the offset its start stated), oldest first. Served by `fix_on_timestamp`; fixes without an offset are skipped
     /// in SQLite, not loaded.
     public func livedOffsets(from start: Date, to end: Date) async throws(OutboxError) -> [LivedOffset] {
-        try await read { db in
+        try await readSkipping { db, unreadable in
             let sql = """
-                SELECT (julianday(timestamp) - 2440587.5) * 86400.0 AS t, utcOffset FROM fix
+                SELECT \(Self.epochSecondsSQL("timestamp")) AS t, utcOffset, id, 'fix' FROM fix
                 WHERE timestamp >= ?1 AND timestamp < ?2 AND utcOffset IS NOT NULL
                 UNION ALL
-                SELECT (julianday(start) - 2440587.5) * 86400.0 AS t, utcOffset FROM visit
+                SELECT \(Self.epochSecondsSQL("start")) AS t, utcOffset, id, 'visit' FROM visit
                 WHERE start >= ?1 AND start < ?2 AND utcOffset IS NOT NULL
                 UNION ALL
-                SELECT (julianday("end") - 2440587.5) * 86400.0 AS t, utcOffset FROM visit
+                SELECT \(Self.epochSecondsSQL(#""end""#)) AS t, utcOffset, id, 'visit' FROM visit
                 WHERE "end" >= ?1 AND "end" < ?2 AND "end" > start AND utcOffset IS NOT NULL
                 ORDER BY t
                 """
-            return try Row.fetchAll(db, sql: sql, arguments: [start, end]).map { row in
-                LivedOffset(time: row[0], offset: row[1])
+            // An offset that is no whole number is left out with a warning. A time SQLite cannot
+            // read comes out NULL and is dropped here without one: the reads of the same rows
+            // for stays (`stayFixes`, `stayVisits`) name it.
+            return try Self.checkedRows(db, sql: sql, arguments: [start, end], table: nil,
+                                        columns: [("t", .optionalNumber), ("utcOffset", .wholeNumber)],
+                                        unreadable: &unreadable).compactMap { row in
+                (row[0] as Double?).map { LivedOffset(time: $0, offset: row[1]) }
             }
         }
     }

@@ -34,8 +34,10 @@ extension OutboxStore {
                 SELECT reply, fetchedAt FROM geocodeCache
                 WHERE latitudeKey = ? AND longitudeKey = ? AND precision = ? AND language = ?
                 """, arguments: [cell.latitudeKey, cell.longitudeKey, cell.precision, cell.language]),
-                  let fetchedAt = row["fetchedAt"] as Date? else { return nil }
-            let reply: Data = row["reply"]
+                  // A value of another type (sqlite3 wrote it) is a miss, not a trap: the
+                  // reply fetched again replaces the row.
+                  let fetchedAt = Date.fromDatabaseValue(row["fetchedAt"] as DatabaseValue),
+                  let reply = Data.fromDatabaseValue(row["reply"] as DatabaseValue) else { return nil }
             return ([UInt8](reply), fetchedAt)
         }
     }
@@ -77,7 +79,9 @@ extension OutboxStore {
             try db.inTransaction(.immediate) {
                 let now = clock().timeIntervalSince1970
                 let row = try Row.fetchOne(db, sql: "SELECT lastRequestAt, reservedAt FROM geocodeRateLimit WHERE id = 1")
-                let latest = GeocodeSlot(start: row?["lastRequestAt"] ?? 0, reservedAt: row?["reservedAt"] ?? 0)
+                // A value that is no number reads as no request yet (not a trap); this write replaces it.
+                let number = { (column: String) in row.flatMap { Double.fromDatabaseValue($0[column] as DatabaseValue) } ?? 0 }
+                let latest = GeocodeSlot(start: number("lastRequestAt"), reservedAt: number("reservedAt"))
                 guard let start = decide(latest, now) else { return .rollback }
                 try db.execute(sql: "INSERT OR REPLACE INTO geocodeRateLimit (id, lastRequestAt, reservedAt) VALUES (1, ?, ?)",
                                arguments: [start, now])

@@ -107,13 +107,20 @@ extension OutboxStore {
 
     /// Imported segments overlapping `start..<end`, oldest first.
     public func staySegments(from start: Date, to end: Date) async throws(OutboxError) -> [StaySegment] {
-        try await read { db in
+        try await readSkipping { db, unreadable in
             let sql = """
                 SELECT \(Self.epochSecondsSQL("start")), \(Self.epochSecondsSQL("\"end\"")), startLatitude, startLongitude,
-                       endLatitude, endLongitude, distance, mode, waypoints
+                       endLatitude, endLongitude, distance, mode, waypoints, id
                 FROM segment WHERE start < ? AND "end" >= ? ORDER BY start, id
                 """
-            return try Row.fetchAll(db, sql: sql, arguments: [end, start]).map { row in
+            // A segment holding a value of another type is left out with a warning.
+            let columns: [(name: String, kind: StoredKind)] = [
+                ("start", .time(column: "start")), ("end", .time(column: "end")), ("startLatitude", .optionalNumber),
+                ("startLongitude", .optionalNumber), ("endLatitude", .optionalNumber), ("endLongitude", .optionalNumber),
+                ("distance", .optionalNumber), ("mode", .optionalText), ("waypoints", .optionalText),
+            ]
+            return try Self.checkedRows(db, sql: sql, arguments: [end, start], table: "segment", columns: columns,
+                                        unreadable: &unreadable).map { row in
                 StaySegment(start: row[0], end: row[1], startLatitude: row[2], startLongitude: row[3], endLatitude: row[4],
                             endLongitude: row[5], distance: row[6], mode: row[7],
                             waypoints: OutboxSchema.waypoints(row[8] as String? ?? "").map { ($0.latitude, $0.longitude) })
@@ -121,9 +128,11 @@ extension OutboxStore {
         }
     }
 
-    /// Seconds since 1970 of a stored time ("yyyy-MM-dd HH:mm:ss.SSS", UTC), in SQL.
+    /// Seconds since 1970 of a stored time ("yyyy-MM-dd HH:mm:ss.SSS", UTC), in SQL; NULL when
+    /// what is stored is no such text (julianday() would read a number as a day of 4713 BC),
+    /// for `StoredKind.time` to find.
     static func epochSecondsSQL(_ column: String) -> String {
-        "(julianday(\(column)) - 2440587.5) * 86400.0"
+        "(julianday(CASE WHEN typeof(\(column)) = 'text' THEN \(column) END) - 2440587.5) * 86400.0"
     }
 }
 
@@ -132,15 +141,25 @@ extension OutboxStore {
     /// where the track was just outside a span, so a day's first and last moves reach the data
     /// beyond it. Two probes of the timestamp index, however long the history.
     public func neighbourFixes(before start: Date, after end: Date) async throws(OutboxError) -> (StayFix?, StayFix?) {
-        try await read { db in
+        try await readSkipping { db, unreadable in
+            // A neighbour holding a value of another type is left out with a warning, and the
+            // next readable fix beyond it taken.
             func fix(_ sql: String, _ time: Date) throws -> StayFix? {
-                try Row.fetchOne(db, sql: sql, arguments: [Fix.Source.manual.rawValue, time]).map { row in
-                    StayFix(latitude: row[0], longitude: row[1], accuracy: row[2], time: row[3], typed: row[4])
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: [Fix.Source.manual.rawValue, time])
+                while let candidate = try cursor.next() {
+                    let id = candidate[0] as Int64
+                    let typed = candidate[1] as Bool
+                    if let row = try Self.checkedRows(db, sql: """
+                        SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSecondsSQL("timestamp")), id FROM fix WHERE id = ?
+                        """, arguments: [id], table: "fix", columns: Self.stayFixColumns, unreadable: &unreadable).first {
+                        return StayFix(latitude: row[0], longitude: row[1], accuracy: row[2], time: row[3], typed: typed)
+                    }
                 }
+                return nil
             }
-            let columns = "latitude, longitude, horizontalAccuracy, \(Self.epochSecondsSQL("timestamp")), source = ?"
-            return (try fix("SELECT \(columns) FROM fix WHERE timestamp < ? ORDER BY timestamp DESC, id DESC LIMIT 1", start),
-                    try fix("SELECT \(columns) FROM fix WHERE timestamp >= ? ORDER BY timestamp, id LIMIT 1", end))
+            let columns = "id, ifnull(source = ?, 0)"
+            return (try fix("SELECT \(columns) FROM fix WHERE timestamp < ? ORDER BY timestamp DESC, id DESC", start),
+                    try fix("SELECT \(columns) FROM fix WHERE timestamp >= ? ORDER BY timestamp, id", end))
         }
     }
 }

@@ -113,7 +113,10 @@ public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, Fetchable
 
 extension OutboxStore {
     public func places() async throws(OutboxError) -> [PlaceRecord] {
-        try await read { db in try PlaceRecord.order(Column("id")).fetchAll(db) }
+        // A place holding a value of another type is left out with a warning.
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(PlaceRecord.order(Column("id")), db, unreadable: &unreadable)
+        }
     }
 
     @discardableResult
@@ -128,8 +131,9 @@ extension OutboxStore {
     /// The name of the user-named place whose radius holds the position (the nearest when several
     /// do): the one name a note carries in `NoteAttributes.placeName` whatever `note.place_name` says.
     public func userPlaceName(latitude: Double, longitude: Double) async throws(OutboxError) -> String? {
-        try await read { db in
-            try PlaceRecord.filter(Column("nameSource") == PlaceRecord.NameSource.user.rawValue).fetchAll(db)
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(PlaceRecord.filter(Column("nameSource") == PlaceRecord.NameSource.user.rawValue), db,
+                                     unreadable: &unreadable)
                 .map { ($0, Fix.metres($0.latitude, $0.longitude, latitude, longitude)) }
                 .filter { $0.1 <= $0.0.radius }
                 .min { $0.1 < $1.1 }?.0.name

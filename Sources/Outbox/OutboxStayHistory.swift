@@ -29,17 +29,14 @@ extension OutboxStore {
         public var address: String?
     }
 
-    /// Seconds since 1970 of a stored time ("yyyy-MM-dd HH:mm:ss.SSS", UTC), in SQL.
-    private static func epochSeconds(_ column: String) -> String {
-        "(julianday(\(column)) - 2440587.5) * 86400.0"
-    }
+    private static func epochSeconds(_ column: String) -> String { epochSecondsSQL(column) }
 
     /// Fixes with `start <= timestamp < end`, oldest first. Stepped through SQLite's C API: for
     /// millions of fixes, GRDB's rows cost several times the query itself.
     public func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
-        try await read { db in
+        try await readSkipping { db, unreadable in
             let sql = """
-                SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSeconds("timestamp")), source = ?
+                SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSeconds("timestamp")), source = ?, id
                 FROM fix WHERE timestamp >= ? AND timestamp < ? ORDER BY timestamp, id
                 """
             let statement = try db.makeStatement(sql: sql)
@@ -54,7 +51,19 @@ extension OutboxStore {
                     }
                     break
                 }
-                let accuracy = sqlite3_column_type(raw, 2) == SQLITE_NULL ? nil : sqlite3_column_double(raw, 2)
+                // sqlite3_column_double turns text into 0: a fix whose values are not numbers is
+                // left out (with a warning) rather than placed at 0,0.
+                let isNumber = { (column: Int32) in [SQLITE_INTEGER, SQLITE_FLOAT].contains(sqlite3_column_type(raw, column)) }
+                let accuracyType = sqlite3_column_type(raw, 2)
+                guard isNumber(0), isNumber(1), isNumber(3), accuracyType == SQLITE_NULL || isNumber(2) else {
+                    // Rare: the row is read again through the checked reader, which names the bad value.
+                    let id = sqlite3_column_int64(raw, 5)
+                    _ = try Self.checkedRows(db, sql: """
+                        SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSeconds("timestamp")), id FROM fix WHERE id = ?
+                        """, arguments: [id], table: "fix", columns: Self.stayFixColumns, unreadable: &unreadable)
+                    continue
+                }
+                let accuracy = accuracyType == SQLITE_NULL ? nil : sqlite3_column_double(raw, 2)
                 fixes.append(StayFix(latitude: sqlite3_column_double(raw, 0), longitude: sqlite3_column_double(raw, 1),
                                      accuracy: accuracy, time: sqlite3_column_double(raw, 3), typed: sqlite3_column_int(raw, 4) != 0))
             }
@@ -62,9 +71,25 @@ extension OutboxStore {
         }
     }
 
+    /// What a fix read for stays must hold: latitude, longitude, accuracy and its time.
+    static let stayFixColumns: [(name: String, kind: StoredKind)] = [
+        ("latitude", .number), ("longitude", .number), ("horizontalAccuracy", .optionalNumber), ("timestamp", .time(column: "timestamp")),
+    ]
+
     /// The time of the history's oldest fix (nil: no fix): the first entry of the timestamp index.
     public func firstFixTime() async throws(OutboxError) -> Date? {
-        try await read { db in try Date.fetchOne(db, sql: "SELECT MIN(timestamp) FROM fix") }
+        // The first entry of the timestamp index that is a time: a fix whose timestamp is none
+        // (sqlite3 wrote a number, which sorts first, or text) is left out with a warning.
+        try await readSkipping { db, unreadable in
+            let rows = try Row.fetchCursor(db, sql: "SELECT timestamp, id FROM fix ORDER BY timestamp")
+            while let row = try rows.next() {
+                let value = row[0] as DatabaseValue
+                if case .string = value.storage, let time = Date.fromDatabaseValue(value) { return time }
+                unreadable.append(UnreadableRow(table: "fix", id: Int64.fromDatabaseValue(row[1] as DatabaseValue),
+                                                detail: "its timestamp holds \(value.shown), which is not a time"))
+            }
+            return nil
+        }
     }
 
     /// Whether a fix was taken in `start..<end`: one probe of the timestamp index, however long the history.
@@ -74,14 +99,20 @@ extension OutboxStore {
         try await read { db in try Bool.fetchOne(db, sql: Self.hasFixesSQL, arguments: [start, end]) ?? false }
     }
 
-    /// Imported visits overlapping `start..<end`, oldest first.
+    /// Imported visits overlapping `start..<end`, oldest first. A visit holding a value of
+    /// another type (text for a latitude, a start that is no time) is left out with a warning.
     public func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
-        try await read { db in
+        try await readSkipping { db, unreadable in
             let sql = """
-                SELECT latitude, longitude, \(Self.epochSeconds("start")), \(Self.epochSeconds("\"end\"")), name, semanticType, address
+                SELECT latitude, longitude, \(Self.epochSeconds("start")), \(Self.epochSeconds("\"end\"")), name, semanticType, address, id
                 FROM visit WHERE start < ? AND "end" > ? ORDER BY start, id
                 """
-            return try Row.fetchAll(db, sql: sql, arguments: [end, start]).map { row in
+            let columns: [(name: String, kind: StoredKind)] = [
+                ("latitude", .number), ("longitude", .number), ("start", .time(column: "start")), ("end", .time(column: "end")),
+                ("name", .optionalText), ("semanticType", .optionalText), ("address", .optionalText),
+            ]
+            return try Self.checkedRows(db, sql: sql, arguments: [end, start], table: "visit", columns: columns,
+                                        unreadable: &unreadable).map { row in
                 StayVisit(latitude: row[0], longitude: row[1], start: row[2], end: row[3], name: row[4], semanticType: row[5],
                           address: row[6])
             }

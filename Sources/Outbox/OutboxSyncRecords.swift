@@ -59,12 +59,19 @@ extension OutboxStore {
     /// The persisted "no call before" time, if any (also when already past), never more than
     /// `RateLimitHold.longest` after it was set (a hold an older enlog stored for decades included).
     public func rateLimitHold() async throws(OutboxError) -> RateLimitHold? {
-        try await read { db in
+        try await readSkipping { db, unreadable in
             guard let row = try Row.fetchOne(db, sql: "SELECT value, date, updatedAt FROM syncState WHERE key = 'notBefore'"),
-                  let date: Date = row["date"] else { return nil }
-            let set: Date? = row["updatedAt"]
+                  !(row["date"] as DatabaseValue).isNull else { return nil }
+            // A date another program wrote that is no time: the hold is left out with a warning
+            // (GRDB's row["date"] would trap), and the next rate limit stores a new one.
+            guard let date = Date.fromDatabaseValue(row["date"] as DatabaseValue) else {
+                unreadable.append(UnreadableRow(table: "syncState", id: nil,
+                                                detail: "its notBefore date holds \((row["date"] as DatabaseValue).shown), which is not a time"))
+                return nil
+            }
+            let set = Date.fromDatabaseValue(row["updatedAt"] as DatabaseValue)
             let until = set.map { min(date, $0.addingTimeInterval(RateLimitHold.longest)) } ?? date
-            return RateLimitHold(until: until, reason: row["value"] ?? "")
+            return RateLimitHold(until: until, reason: String.fromDatabaseValue(row["value"] as DatabaseValue) ?? "")
         }
     }
 

@@ -103,8 +103,8 @@ extension OutboxStore {
     }
 }
 
-private extension DatabaseValue {
-    var isTextOrBlob: Bool {
+extension DatabaseValue {
+    fileprivate var isTextOrBlob: Bool {
         switch storage {
         case .string, .blob: return true
         default: return false
@@ -119,6 +119,78 @@ private extension DatabaseValue {
             return "\"" + TerminalText.oneLine(cut) + "\""
         case .blob(let data): return "a blob of \(data.count) bytes"
         default: return description
+        }
+    }
+}
+
+/// What a column of a raw read (`checkedRows`) must hold for its row to be read. GRDB's
+/// `row[i]` traps on a value of another type, and SQLite's own conversions turn text into 0:
+/// every value is checked against this before a row is turned into a value.
+enum StoredKind: Sendable {
+    /// A number (INTEGER or REAL), never NULL.
+    case number
+    /// A number or NULL.
+    case optionalNumber
+    /// A whole number that fits an `Int`, never NULL.
+    case wholeNumber
+    /// Text or NULL.
+    case optionalText
+    /// Seconds since 1970 computed in SQL from the stored time in `column`: NULL when what is
+    /// stored there is no time SQLite can read.
+    case time(column: String)
+
+    /// Whether `value` is what this kind must hold.
+    func accepts(_ value: DatabaseValue) -> Bool {
+        switch (self, value.storage) {
+        case (.number, .int64), (.number, .double): return true
+        case (.optionalNumber, .int64), (.optionalNumber, .double), (.optionalNumber, .null): return true
+        case (.optionalText, .string), (.optionalText, .null): return true
+        case (.time, .double), (.time, .int64): return true
+        case (.wholeNumber, .int64): return true
+        case (.wholeNumber, .double(let number)): return Int(exactly: number) != nil
+        default: return false
+        }
+    }
+}
+
+extension OutboxStore {
+    /// The rows `sql` selects whose every value is what `columns` says (in the order selected),
+    /// the others added to `unreadable`. After the listed columns the SQL selects the row's `id`,
+    /// and, when `table` is nil (a UNION of tables), the table's name next to it.
+    static func checkedRows(_ db: Database, sql: String, arguments: StatementArguments, table: String?,
+                            columns: [(name: String, kind: StoredKind)], unreadable: inout [UnreadableRow]) throws -> [Row] {
+        var found: [Row] = []
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        while let row = try rows.next() {
+            if let bad = columns.indices.first(where: { !columns[$0].kind.accepts(row[$0] as DatabaseValue) }) {
+                let id = Int64.fromDatabaseValue(row[columns.count] as DatabaseValue)
+                let rowTable = table ?? String.fromDatabaseValue(row[columns.count + 1] as DatabaseValue) ?? "?"
+                unreadable.append(UnreadableRow(table: rowTable, id: id,
+                                                detail: try unreadableDetail(row[bad] as DatabaseValue, column: columns[bad],
+                                                                             table: rowTable, id: id, db)))
+                continue
+            }
+            found.append(row.copy())
+        }
+        return found
+    }
+
+    /// What is wrong with `value` in one column of a checked read.
+    private static func unreadableDetail(_ value: DatabaseValue, column: (name: String, kind: StoredKind), table: String,
+                                         id: Int64?, _ db: Database) throws -> String {
+        switch column.kind {
+        case .number, .optionalNumber:
+            return "its \(column.name) holds \(value.shown), which is not a number"
+        case .wholeNumber:
+            return "its \(column.name) holds \(value.shown), which is not a whole number"
+        case .optionalText:
+            return "its \(column.name) holds \(value.shown), which is not text"
+        case .time(let stored):
+            // The value read was SQLite's julianday() of it: the stored one shows what is wrong.
+            let raw = try id.flatMap {
+                try DatabaseValue.fetchOne(db, sql: "SELECT \"\(stored)\" FROM \"\(table)\" WHERE id = ?", arguments: [$0])
+            } ?? value
+            return "its \(stored) holds \(raw.shown), which is not a time"
         }
     }
 }
