@@ -142,35 +142,33 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// Visits as stays: one inside another (a secondary visit, a child visit) folds into it; one
     /// that begins before another ends begins when that one ends.
     static func folded(_ visits: [StayDetector.Visit]) -> [StayDetector.Visit] {
-        let ordered = visits.enumerated().sorted {
-            ($0.element.start, -$0.element.end, $0.offset) < ($1.element.start, -$1.element.end, $1.offset)
-        }.map(\.element)
-        var kept: [StayDetector.Visit] = []
-        for visit in ordered {
-            guard let last = kept.last, visit.start < last.end else {
-                kept.append(visit)
-                continue
-            }
-            guard visit.end > last.end else { continue }
-            var rest = visit
-            rest.start = last.end
-            kept.append(rest)
-        }
-        return kept
+        apart(visits, start: \.start, end: \.end)
     }
 
     /// Stays in time order with no moment in two: a stay within the one before is part of it,
     /// one overlapping its end begins there.
     static func apart(_ stays: [StayDetector.Stay]) -> [StayDetector.Stay] {
-        var kept: [StayDetector.Stay] = []
-        for stay in stays.sorted(by: { ($0.arrival, -$0.departure) < ($1.arrival, -$1.departure) }) {
-            guard let last = kept.last, stay.arrival < last.departure else {
-                kept.append(stay)
+        apart(stays, start: \.arrival, end: \.departure)
+    }
+
+    /// Spans in time order (the longer first of two that begin together, else in their given
+    /// order) with no moment in two: a span within the one kept before it is dropped, one that
+    /// overlaps its end begins there.
+    private static func apart<Span>(_ spans: [Span], start: WritableKeyPath<Span, Double>,
+                                    end: KeyPath<Span, Double>) -> [Span] {
+        let ordered = spans.enumerated().sorted {
+            ($0.element[keyPath: start], -$0.element[keyPath: end], $0.offset)
+                < ($1.element[keyPath: start], -$1.element[keyPath: end], $1.offset)
+        }.map(\.element)
+        var kept: [Span] = []
+        for span in ordered {
+            guard let last = kept.last, span[keyPath: start] < last[keyPath: end] else {
+                kept.append(span)
                 continue
             }
-            guard stay.departure > last.departure else { continue }
-            var rest = stay
-            rest.arrival = last.departure
+            guard span[keyPath: end] > last[keyPath: end] else { continue }
+            var rest = span
+            rest[keyPath: start] = last[keyPath: end]
             kept.append(rest)
         }
         return kept
