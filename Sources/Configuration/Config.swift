@@ -303,7 +303,8 @@ public struct Config: Sendable {
            let control = value.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             let hex = String(control.value, radix: 16, uppercase: true)
             throw .invalidValue(origin: origin, name: setting.name,
-                                reason: "holds a control character (U+\(String(repeating: "0", count: 4 - hex.count) + hex)); no setting takes one")
+                                reason: "is '\(TerminalText.escaped(value))', which holds a control character "
+                                    + "(U+\(String(repeating: "0", count: 4 - hex.count) + hex)); no setting takes one")
         }
     }
 

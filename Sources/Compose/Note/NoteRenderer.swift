@@ -123,12 +123,12 @@ public struct NoteRenderer: Sendable {
         return draft
     }
 
-    /// Why rendering `part` was stopped: the message's fault when the note is within the limit
+    /// Why rendering `part` was stopped: the message's fault when the part is within the limit
     /// without it and the message alone (escaped) would take it past the limit, the template's
-    /// (it multiplies what it shows) otherwise.
+    /// (it multiplies what it shows) otherwise. The title too: the default title carries the words.
     private func tooLarge(_ part: NoteTemplate.Part, entry: DiaryEntry, without: [String: Any]) -> NoteError {
         let limit = ENMLTextScan.maximumContentLength
-        if part == .content, let message = entry.message, let rendered = template.render(.content, without),
+        if let message = entry.message, let rendered = template.render(part, without),
            ENMLCharacters.escaped(message).utf16.count + rendered.utf16.count > limit {
             return .messageTooLong("content would be over \(limit) characters; Evernote accepts at most \(limit) (EDAM_NOTE_CONTENT_LEN_MAX)")
         }

@@ -69,7 +69,9 @@ final class ImportHostileInputTests: XCTestCase {
         let csv = "time,lat,lon\n1969-12-31T23:59:59Z,48.5,2.3\nnot a time,48.5,2.3\n"
         let (csvResult, csvSummary) = try importJSON(home, "old.csv", csv)
         XCTAssertEqual(csvResult.status, 65, csvResult.standardError)
-        XCTAssertNil(csvSummary["read"], csvResult.standardOutput)
+        // --json gives the summary whatever failed: nothing read, the file's error in it.
+        XCTAssertEqual(csvSummary["read"] as? Int, 0, csvResult.standardOutput)
+        XCTAssertEqual((csvSummary["errors"] as? [[String: Any]])?.count, 1, csvResult.standardOutput)
         XCTAssertTrue(csvResult.standardError.contains("1 with time out of range"), csvResult.standardError)
         XCTAssertTrue(csvResult.standardError.contains("1 with time that is no date"), csvResult.standardError)
 
