@@ -214,7 +214,7 @@ struct InputCommandTests {
               "[(a", '[(b',
             ]
             [ "geocoding" ]
-            contact = """x [(y] \""" [(z
+            contact = """x [(y] \""" [(z \
             [(z"""
 
             """#)
