@@ -89,20 +89,27 @@ def position(segment, t, rng):
     return a[0] + (b[0] - a[0]) * share, a[1] + (b[1] - a[1]) * share
 
 
+def silent_spans(rng, segments, longest_minutes, share, drive_minutes):
+    """The spans a gappy day records nothing in: 30 minutes up to `longest_minutes` (at most
+    `share` of the stop) inside each stop of over 40 minutes, and `drive_minutes()` early in one
+    drive of over a quarter of an hour."""
+    silent = []
+    for segment in segments:
+        if segment[0] == "stop" and segment[4] - segment[3] > 40 * 60:
+            length = min(rng.uniform(30, longest_minutes) * 60, (segment[4] - segment[3]) * share)
+            begin = rng.uniform(segment[3] + 5 * 60, segment[4] - length - 5 * 60)
+            silent.append((begin, begin + length))
+    drives = [s for s in segments if s[0] == "move" and s[3] - s[2] > 15 * 60]
+    if drives:
+        drive = rng.choice(drives)
+        silent.append((drive[2] + 60, min(drive[3] - 60, drive[2] + 60 + drive_minutes() * 60)))
+    return silent
+
+
 def record(rng, segments, kind):
     """(time, lat, lon, accuracy) fixes of a day as its kind records them."""
     fixes, start, end = [], segments[0][3] if segments[0][0] == "stop" else segments[0][2], segments[-1][4]
-    silent = []
-    if kind == "gaps":
-        for segment in segments:
-            if segment[0] == "stop" and segment[4] - segment[3] > 40 * 60:
-                length = min(rng.uniform(30, 120) * 60, (segment[4] - segment[3]) * 0.6)
-                begin = rng.uniform(segment[3] + 5 * 60, segment[4] - length - 5 * 60)
-                silent.append((begin, begin + length))
-        drives = [s for s in segments if s[0] == "move" and s[3] - s[2] > 15 * 60]
-        if drives:
-            drive = rng.choice(drives)
-            silent.append((drive[2] + 60, min(drive[3] - 60, drive[2] + 60 + 10 * 60)))
+    silent = silent_spans(rng, segments, longest_minutes=120, share=0.6, drive_minutes=lambda: 10) if kind == "gaps" else []
     t, index = start, 0
     while t < end:
         while index < len(segments) - 1 and t >= (segments[index][4] if segments[index][0] == "stop" else segments[index][3]):
@@ -244,15 +251,7 @@ def record_indoor(rng, segments, kind):
                             sigma=level / 1.5 * rng.uniform(0.7, 1.5), memory=rng.uniform(60, 300), settle=rng.uniform(3, 15) * 60, strays=strays)
     silent = []
     if kind == "indoor-gappy":
-        for segment in segments:
-            if segment[0] == "stop" and segment[4] - segment[3] > 40 * 60:
-                length = min(rng.uniform(30, 180) * 60, (segment[4] - segment[3]) * 0.7)
-                begin = rng.uniform(segment[3] + 5 * 60, segment[4] - length - 5 * 60)
-                silent.append((begin, begin + length))
-        drives = [s for s in segments if s[0] == "move" and s[3] - s[2] > 15 * 60]
-        if drives:
-            drive = rng.choice(drives)
-            silent.append((drive[2] + 60, min(drive[3] - 60, drive[2] + 60 + rng.uniform(10, 60) * 60)))
+        silent = silent_spans(rng, segments, longest_minutes=180, share=0.7, drive_minutes=lambda: rng.uniform(10, 60))
     fixes, drift, last_t = [], [0.0, 0.0], None
     t, index, stray_run = segments[0][3], 0, None  # stray_run: [east, north, claimed, until]
     left_indoors = None  # (time left, drift then) after an indoor stop, while the GPS comes back
