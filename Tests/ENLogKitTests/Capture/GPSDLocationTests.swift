@@ -295,4 +295,29 @@ final class GPSFakeIntegrationTests: XCTestCase {
                        "gpsd's eph for HDOP 0.5 matches the NMEA reader's model")
         XCTAssertTrue(QualityFilter().accepts(received))
     }
+
+    /// Issue 34: `enlog log` from a real gpsd refused an ordinary receiver's fix (HDOP 0.9, gpsd's
+    /// eph 17.1 m) with "accuracy 17.1 m is worse than the 10.0 m limit". With the defaults it logs.
+    func testAnOrdinaryReceiversFixIsLoggedWithTheDefaults() async throws {
+        guard let executable = TestPaths.executableInPath("gpsfake") else {
+            throw XCTSkip("gpsfake is not installed (apt-get install -y gpsd gpsd-clients)")
+        }
+        let directory = try TemporaryDirectory()
+        self.directory = directory
+        let log = directory.path("ordinary.nmea")
+        try NMEA.log(start: Date(), count: 400, spacing: 0.3, hdop: 0.9).write(toFile: log, atomically: true, encoding: .ascii)
+        let port = try freeLoopbackPort()
+        let process = try ChildProcess(executable, ["-P", String(port), "-n", "-c", "0.1", "-q", log], captureOutput: false)
+        gpsfake = process
+        try await waitUntil("gpsd listens") { LoopbackSocket.accepts(port) || !process.isRunning }
+
+        let home = try EnlogHome()
+        let result = try home.run("log", "--gpsd", "127.0.0.1:\(port)", "--no-geocode", "--no-sync")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let history = try home.run("history", "--json")
+        let fixes = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [[String: Any]])
+        XCTAssertEqual(fixes.count, 1, history.standardOutput)
+        XCTAssertEqual(fixes.first?["horizontalAccuracy"] as? Double ?? 0, 0.9 * NMEALogLocation.metresPerHDOP, accuracy: 0.01,
+                       "gpsd's eph for HDOP 0.9: \(fixes)")
+    }
 }
