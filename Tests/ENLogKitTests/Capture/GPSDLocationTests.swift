@@ -104,7 +104,7 @@ final class GPSDLocationTests: XCTestCase {
     func testSendsWatchAndReturnsFirstAcceptableFix() async throws {
         let gpsd = try ScriptedGPSD(lines: ScriptedGPSD.greeting + [
             ScriptedGPSD.tpv(mode: 1, time: nil),
-            ScriptedGPSD.tpv(mode: 3, extra: #""eph":40.0"#),
+            ScriptedGPSD.tpv(mode: 3, extra: #""eph":45.0"#),
             ScriptedGPSD.tpv(mode: 3, lat: 48.5, extra: #""epx":3.0,"epy":4.0"#),
             ScriptedGPSD.tpv(mode: 3, lat: 49.0),
         ])
@@ -144,9 +144,9 @@ final class GPSDLocationTests: XCTestCase {
 
     func testInaccurateFixesReportTheBestSeen() async throws {
         let gpsd = try ScriptedGPSD(lines: ScriptedGPSD.greeting + [
-            ScriptedGPSD.tpv(mode: 2, lat: 48.1, extra: #""eph":45.0"#),
-            ScriptedGPSD.tpv(mode: 3, lat: 48.2, extra: #""eph":12.5"#),
-            ScriptedGPSD.tpv(mode: 3, lat: 48.3, extra: #""eph":30.0"#),
+            ScriptedGPSD.tpv(mode: 2, lat: 48.1, extra: #""eph":75.0"#),
+            ScriptedGPSD.tpv(mode: 3, lat: 48.2, extra: #""eph":42.5"#),
+            ScriptedGPSD.tpv(mode: 3, lat: 48.3, extra: #""eph":60.0"#),
             ScriptedGPSD.tpv(mode: 3, lat: 48.4, extra: ""),
         ])
         await assertThrowsAsync({ try await GPSDLocation(endpoint: gpsd.endpoint, timeout: 1).currentFix() }) { error in
@@ -155,8 +155,8 @@ final class GPSDLocationTests: XCTestCase {
             }
             XCTAssertEqual(fixesSeen, 4)
             XCTAssertEqual(best.latitude, 48.2)
-            XCTAssertEqual(rejection, .tooInaccurate(accuracy: 12.5, limit: 10))
-            XCTAssertTrue((error as! LocationError).reason.contains("best 48.200000,11.578300 ±12.5 m"), "\(error)")
+            XCTAssertEqual(rejection, .tooInaccurate(accuracy: 42.5, limit: 40))
+            XCTAssertTrue((error as! LocationError).reason.contains("best 48.200000,11.578300 ±42.5 m"), "\(error)")
         }
     }
 
