@@ -144,7 +144,7 @@ public struct AuthFlow: Sendable {
     func authorize(url: String, listener: LoopbackCallbackListener, options: AuthLoginOptions,
                    classify: @escaping @Sendable (CallbackParameters) -> CallbackVerdict) async throws -> CallbackParameters {
         let browser = !options.noBrowser && hasDisplay
-        printLine("Open this URL in a browser and authorize enlog:")
+        printLine("Open this address in a browser to authorize enlog:")
         printLine(url)
         let offerPaste = options.noBrowser || !hasDisplay || alwaysOfferPaste
         if offerPaste {

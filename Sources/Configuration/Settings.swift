@@ -42,7 +42,7 @@ extension Setting {
     public static let gpsd = Setting("location.gpsd", .string, default: "127.0.0.1:2947", "gpsd address, HOST:PORT")
     public static let locationTimeout = Setting("location.timeout", .number, default: "30", range: .timeoutSeconds, "seconds to wait for a usable fix")
     public static let maxAge = Setting("location.max_age", .number, default: "15", range: .fixAgeSeconds, "oldest acceptable fix, seconds")
-    public static let minAccuracy = Setting("location.min_accuracy", .number, default: "10", range: .accuracyMetres, "worst acceptable horizontal accuracy, metres")
+    public static let minAccuracy = Setting("location.min_accuracy", .number, default: "40", range: .accuracyMetres, "worst acceptable horizontal accuracy, metres")
     public static let geocodingEnabled = Setting("geocoding.enabled", .boolean, default: "true", "look up addresses")
     public static let geocodingURL = Setting("geocoding.url", .string, default: "https://nominatim.openstreetmap.org", "Nominatim-compatible base URL")
     public static let geocodingLanguage = Setting("geocoding.language", .string, default: nil, "address language (default: from LANG)")

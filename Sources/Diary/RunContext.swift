@@ -17,6 +17,7 @@ import Outbox
 public final class RunContext: Sendable {
     public let config: Config
     private let warn: @Sendable (String) -> Void
+    private let notice: @Sendable (String) -> Void
     private let built = Mutex(Built())
 
     private struct Built {
@@ -25,24 +26,45 @@ public final class RunContext: Sendable {
         var maps: MapRenderer?
     }
 
-    /// - Parameter warn: where the services' warnings go (a tile cache that cannot be opened).
-    public init(config: Config, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - warn: where the services' warnings go (a tile cache that cannot be opened).
+    ///   - notice: where a word to the user goes that is no warning (how to start a new diary).
+    public init(config: Config, warn: @escaping @Sendable (String) -> Void = { _ in },
+                notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.config = config
         self.warn = warn
+        self.notice = notice
     }
 
     /// The outbox at `outbox.db`, opened on the first call with that call's access; later calls
     /// get the same store. Reading and changing commands pass `.read`/`.change`, which never
-    /// create an outbox: a mistyped `--db` says so instead.
+    /// create an outbox: a mistyped `--db` (or `ENLOG_DB`, or `outbox.db`) says so instead.
+    /// Where no path was given and nothing was logged yet (a new machine), they get an empty
+    /// diary (`EmptyDiary`) and `notice` says how to start one: they answer, as on an empty
+    /// outbox, and create nothing where the outbox will be.
     public func outbox(_ access: OutboxStore.Access = .create) throws -> OutboxStore {
         if let outbox = built.withLock({ $0.outbox }) { return outbox }
         let path = config.string(.database) ?? config.paths.defaultDatabase
-        let opened = try OutboxStore(path: path, access: access)
+        let opened: OutboxStore
+        do {
+            opened = try OutboxStore(path: path, access: access)
+        } catch {
+            let pathGiven = config.resolved[Setting.database.name].map { $0.source != .defaultValue } ?? false
+            guard case .missing = error, !pathGiven, let empty = EmptyDiary.open() else { throw error }
+            notice(Self.nothingLoggedYet(path))
+            opened = empty
+        }
         return built.withLock { built in
             if let outbox = built.outbox { return outbox }
             built.outbox = opened
             return opened
         }
+    }
+
+    /// What a reading command says on a machine where nothing was logged yet.
+    static func nothingLoggedYet(_ path: String) -> String {
+        "nothing is logged yet (no outbox at \(path)): `enlog log --at LAT,LON` logs a position, "
+            + "`enlog log` the one gpsd gives, `enlog import FILE` a location history"
     }
 
     /// The outbox for a command that reads the history and keeps what it learns when it can (the

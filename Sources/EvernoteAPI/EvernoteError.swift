@@ -138,11 +138,11 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
         case .wrongSequenceID(let expected, let received):
             return "Evernote answered a different request (sequence id \(received), expected \(expected))"
         case .wrongMethodName(let expected, let received):
-            return "Evernote answered a different call (\(Self.clean(received) ?? "?") instead of \(expected))"
+            return "Evernote answered another request than the one sent (a reply to \(Self.call(received)) for \(Self.call(expected)))"
         case .unexpectedMessageType(let type):
             return "Evernote sent an unexpected Thrift message type \(type.rawValue)"
         case .missingResult(let method):
-            return "Evernote's reply to \(method) carried no result"
+            return "Evernote's reply to \(Self.call(method)) carried no result"
         case .malformedReply(let error):
             return "Evernote's reply could not be read: \(error.reason)"
         }
@@ -192,6 +192,25 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
 
     private static func about(_ parameter: String?) -> String {
         clean(parameter).map { " (\($0))" } ?? ""
+    }
+
+    /// An EDAM call as a message names it: in words, not by its method name (`createNote`).
+    static func call(_ method: String) -> String {
+        switch method {
+        case "checkVersion": return "the version check"
+        case "getUser": return "the account request"
+        case "getUserUrls": return "the request for the account's addresses"
+        case "listNotebooks": return "the notebook list"
+        case "getDefaultNotebook": return "the default notebook request"
+        case "createNotebook": return "creating a notebook"
+        case "listTags": return "the tag list"
+        case "createNote": return "creating a note"
+        case "findNotesMetadata": return "the note search"
+        case "getNote": return "reading a note"
+        case "deleteNote": return "deleting a note"
+        case "getNoteApplicationDataEntry": return "reading a note's enlog.id"
+        default: return "a request enlog never makes"
+        }
     }
 
     /// Server-supplied text goes into a one-line reason: drop control characters and cap length.

@@ -44,6 +44,22 @@ public struct SyncSummary: Sendable, Codable, Equatable {
         /// Reachability said so before any call: nothing was sent (`SyncSession`).
         case offline
         case noUplink
+
+        /// Why the run stopped, in the words a person reads (`rawValue` is for `--json` and
+        /// scripts): the same words `enlog reachability` uses for the same state.
+        public var explanation: String {
+            switch self {
+            case .completed: return "nothing left to send"
+            case .maxNotes: return "--max notes sent"
+            case .dryRun: return "dry run, nothing sent"
+            case .rateLimited: return "Evernote asked to slow down"
+            case .networkDown: return "Evernote's server could not be reached"
+            case .serviceFailing: return "Evernote's server failed several times in a row"
+            case .cancelled: return "interrupted"
+            case .offline: return "offline: no route to the network"
+            case .noUplink: return "no uplink: a route exists, but nothing answered"
+            }
+        }
     }
 
     /// Created by this run.

@@ -315,7 +315,7 @@ struct WatchStateMachine: Sendable {
             if waiting > 0 { retryAfter = backoff.delay(afterFailures: syncFailures) }
         case .synced(let summary):
             out.report(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining"
-                       + (summary.stoppedBecause == .completed ? "" : "; stopped: \(summary.stoppedBecause.rawValue)"),
+                       + (summary.stoppedBecause == .completed ? "" : "; stopped: \(summary.stoppedBecause.explanation)"),
                        ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining),
                         "stoppedBecause": .string(summary.stoppedBecause.rawValue)])
             if summary.uploaded > 0 || summary.alreadyPresent > 0 { syncFailures = 0 } else { syncFailures += 1 }

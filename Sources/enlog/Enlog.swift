@@ -86,7 +86,11 @@ struct Enlog: AsyncParsableCommand {
     /// argument-parser's own errors (a parse error, `--help`, `--version`, a `ValidationError`).
     private static func argumentParserExit(_ error: any Error) -> Never {
         if exitCode(for: error) == .validationFailure {
-            // Usage mistakes: argument-parser's message on one line, the project's usage exit code.
+            // Usage mistakes: argument-parser's message on one line, the project's usage exit
+            // code; a mistyped command or a bare file where an option is meant is told what was meant.
+            if let advice = UsageAdvice.advice(arguments: Array(CommandLine.arguments.dropFirst()), parserMessage: usageMessage(for: error)) {
+                fail(reason: advice.reason, suggestion: advice.suggestion, status: .usage)
+            }
             fail(reason: usageMessage(for: error), suggestion: usageHint(for: error), status: .usage)
         }
         if exitCode(for: error) == .success {

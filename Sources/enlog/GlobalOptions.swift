@@ -36,8 +36,10 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// The run's services, built from the effective configuration (see `loadConfig`) once: every
-    /// command builds one and hands it down. Warnings of the services go to standard error.
+    /// command builds one and hands it down. Warnings of the services, and notices such as how
+    /// to start on a machine where nothing was logged yet, go to standard error.
     func context(flags: [Setting: (flag: String, value: String?)] = [:]) throws -> RunContext {
-        RunContext(config: try loadConfig(flags: flags), warn: { Terminal.standardError("enlog: warning: \($0)") })
+        RunContext(config: try loadConfig(flags: flags), warn: { Terminal.standardError("enlog: warning: \($0)") },
+                   notice: { Terminal.standardError("enlog: \($0)") })
     }
 }

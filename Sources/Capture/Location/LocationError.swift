@@ -15,7 +15,7 @@ public enum LocationError: ENLogError, Equatable {
     /// clock is wrong, not the position.
     case systemClockWrong(Date)
 
-    /// `--location` text that is not `LAT,LON[,ALT]`; `problem` names the part that is wrong.
+    /// `--at` text that is not `LAT,LON[,ALT]`; `problem` names the part that is wrong.
     case malformedManualLocation(input: String, problem: String)
 
     case nmeaLogUnreadable(path: String, detail: String)
@@ -41,7 +41,7 @@ public enum LocationError: ENLogError, Equatable {
     case gpsdNoAcceptableFix(endpoint: String, waited: TimeInterval, fixesSeen: Int,
                              best: Fix, rejection: QualityFilter.Rejection)
 
-    /// One line whatever it quotes: a sentence's field, a gpsd address, `--location` text.
+    /// One line whatever it quotes: a sentence's field, a gpsd address, `--at` text.
     public var reason: String { TerminalText.oneLine(unflattenedReason) }
 
     private var unflattenedReason: String {
@@ -134,9 +134,10 @@ public enum LocationError: ENLogError, Equatable {
         case let .gpsdNoFix(_, _, _, noDevice):
             return noDevice
                 ? "plug in the receiver and check it is listed by gpsd (gpspipe -w -n 3)"
-                : "move to a place with open sky, wait longer (--timeout), or give --location LAT,LON"
+                : "move to a place with open sky, wait longer (--timeout), or log a position by hand: `enlog log --at LAT,LON`"
         case .gpsdNoAcceptableFix:
-            return "wait longer (--timeout), relax --min-accuracy or --max-age, or give --location LAT,LON"
+            return "wait longer (--timeout), relax --min-accuracy or --max-age (location.min_accuracy, location.max_age), "
+                + "or log a position by hand: `enlog log --at LAT,LON`"
         }
     }
 

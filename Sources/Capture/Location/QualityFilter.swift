@@ -5,7 +5,7 @@ import Network
 
 /// Decides whether a fix is fresh and precise enough to log.
 ///
-/// The ancestor iOS app's rule (age ≤ 15 s, accuracy ≤ 10 m) with its bugs fixed: the age is
+/// The ancestor iOS app's rule (age ≤ 15 s; its accuracy ≤ 10 m is 40 m here) with its bugs fixed: the age is
 /// compared as a `Double` (the original truncated it with integer `abs`, so 15.9 s passed), a
 /// fix from the future is not mistaken for a fresh one, and an unknown or negative accuracy
 /// (CoreLocation's "invalid") is rejected whenever an accuracy limit is set.
@@ -57,7 +57,10 @@ public struct QualityFilter: Sendable, Equatable {
     public var futureTolerance: TimeInterval
 
     public static let defaultMaxAge: TimeInterval = 15
-    public static let defaultMinAccuracy: Double = 10
+    /// 40 m: gpsd's accuracy (`eph`) is 19 m × HDOP at 95 % confidence, so this admits an
+    /// ordinary receiver's fix up to HDOP 2.1 (docs/configuration.md says why, with sources).
+    /// The ancestor app's 10 m needed HDOP 0.52 and refused most fixes of an ordinary receiver.
+    public static let defaultMinAccuracy: Double = 40
     public static let defaultFutureTolerance: TimeInterval = 2
 
     public init(

@@ -57,7 +57,7 @@ struct Digest: AsyncParsableCommand {
         } else {
             day = TrackDay(containing: Date(), timeZone: zone).previous
         }
-        let outbox = try context.outbox()
+        let outbox = try context.outbox(.change)
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
         let digest = context.digest(outbox: outbox, accountKey: account)
         switch try await digest.write(day) {

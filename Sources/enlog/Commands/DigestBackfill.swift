@@ -38,7 +38,7 @@ struct DigestBackfill {
         guard stop.start.timeIntervalSince(first.start) < Double(Self.longestSpan) * 86_400 else {
             throw ValidationError("a backfill spans at most \(Self.longestSpan) days")
         }
-        let outbox = try context.outbox()
+        let outbox = try context.outbox(.change)
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
         let digest = context.digest(outbox: outbox, accountKey: account)
         var results: [DayResult] = []

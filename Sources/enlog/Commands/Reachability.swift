@@ -20,7 +20,9 @@ struct Reachability: AsyncParsableCommand {
             Checks for a route to the probe addresses, then races TCP connections to them within a \
             bounded time. Signed in and without --probe or --remembered, it checks what `enlog sync` \
             checks: the NoteStore's remembered address (or its address) first, then network.probes. \
-            It says which targets it used. Exit status: 0 reachable, 75 offline or link up without uplink.
+            It says which targets it used. Exit status: 0 reachable, 75 offline or link up without uplink, \
+            69 when the NoteStore's own address refused the connection (the network works, \
+            Evernote's server does not: what `enlog sync` then says too).
 
             Examples:
               enlog reachability                          what sync would check
@@ -65,6 +67,7 @@ struct Reachability: AsyncParsableCommand {
         try ReachabilityChecker.validate(reachability)
         let report = await ReachabilityChecker.check(reachability)
         let targets = SyncReachability.targets(of: reachability)
+        let serverRefused = Self.serverRefused(report, remembered: targets.remembered)
         if json || pretty {
             var described: [String: Any] = ["remembered": targets.remembered, "probes": targets.probes]
             if let proxy = targets.proxy { described["proxy"] = proxy }
@@ -77,13 +80,26 @@ struct Reachability: AsyncParsableCommand {
             try Terminal.standardOutput("targets: " + used.joined(separator: "; "))
             let time = String(format: "%.1f ms", report.elapsedMilliseconds)
             switch report.verdict {
+            case .reachable(let address) where serverRefused:
+                // A refusal proves the path, not the server: say what `sync` says of it.
+                try Terminal.standardOutput("\(SyncSummary.StopReason.networkDown.explanation): nothing listens at \(address) "
+                    + "(connection refused in \(time)); the network works")
             case .reachable(let address): try Terminal.standardOutput("reachable: \(address) answered in \(time)")
             case .noUplink: try Terminal.standardOutput("no uplink: a route exists but no probe answered within \(time)")
             case .offline: try Terminal.standardOutput("offline: no route to any probe address (\(time))")
             }
         }
+        if serverRefused { throw ExitStatus.unavailable.exitCode }
         if case .reachable = report.verdict { return }
         throw ExitStatus.temporary.exitCode
+    }
+
+    /// Whether the answer was the NoteStore's own address refusing the connection: the server
+    /// `sync` talks to is not there, however well the network works.
+    static func serverRefused(_ report: ReachabilityReport, remembered: [String]) -> Bool {
+        guard case .reachable(let address) = report.verdict, remembered.contains(address.description) else { return false }
+        return report.attempts.contains { $0.phase == .tcp && $0.address == address.description && $0.outcome == .refused }
+            && !report.attempts.contains { $0.address == address.description && $0.outcome == .connected }
     }
 
     /// Signed in and given no addresses: what `enlog sync` would check. Reads the outbox only

@@ -82,7 +82,7 @@ enum SyncReport {
         if summary.parked > 0 { parts.append("\(summary.parked) parked (see `enlog queue list --state parked`)") }
         parts.append("\(summary.remaining) remaining")
         var line = parts.joined(separator: ", ")
-        if summary.stoppedBecause != .completed { line += "; stopped: \(summary.stoppedBecause.rawValue)" }
+        if summary.stoppedBecause != .completed { line += "; stopped: \(summary.stoppedBecause.explanation)" }
         if let notBefore = summary.notBefore { line += "; next try not before \(InstantText.string(notBefore))" }
         if let error = summary.lastError { line += "; last error: \(error)" }
         if let waiting = addressWait(summary) { line += "; " + waiting }
@@ -135,8 +135,7 @@ enum SyncReport {
             return nil
         case .tryLater:
             switch summary.stoppedBecause {
-            case .offline: return "offline; \(left) (run `enlog sync` when online)"
-            case .noUplink: return "no uplink (a route exists, no probe answered); \(left) (run `enlog sync` later)"
+            case .offline, .noUplink: return "\(summary.stoppedBecause.explanation); \(left) (run `enlog sync` \(summary.stoppedBecause == .offline ? "when online" : "later"))"
             case .rateLimited:
                 let until = summary.notBefore.map { " until \(InstantText.string($0))" } ?? ""
                 return "Evernote asked to slow down\(until)\(why); \(left)"
@@ -149,7 +148,8 @@ enum SyncReport {
                 return "\(left)\(why) (run `enlog sync` later)"
             }
         case .serviceUnavailable:
-            return "Evernote could not be reached or did not answer\(why); \(left) (the next `enlog sync` retries them)"
+            let what = summary.stoppedBecause == .networkDown ? summary.stoppedBecause.explanation : "Evernote could not be reached or did not answer"
+            return "\(what)\(why); \(left) (the next `enlog sync` retries them)"
         case .protocolError:
             return "Evernote's address answered something that is not Evernote's protocol\(why); \(left) (check the configured host and any proxy or captive portal)"
         case .notesRejected:

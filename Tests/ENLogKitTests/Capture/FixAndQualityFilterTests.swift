@@ -72,11 +72,11 @@ final class FixAndQualityFilterTests: XCTestCase {
 
     func testMissingOrNegativeAccuracyIsRejectedWhenLimited() throws {
         let filter = QualityFilter()
-        XCTAssertEqual(filter.rejection(of: try fix(age: 1, accuracy: nil), now: now), .accuracyUnknown(limit: 10))
+        XCTAssertEqual(filter.rejection(of: try fix(age: 1, accuracy: nil), now: now), .accuracyUnknown(limit: 40))
         // A negative accuracy makes no fix at all (`Fix.Limits`), whatever the filter.
         XCTAssertThrowsError(try fix(age: 1, accuracy: -1))
-        XCTAssertEqual(filter.rejection(of: try fix(age: 1, accuracy: 10.5), now: now),
-                       .tooInaccurate(accuracy: 10.5, limit: 10))
+        XCTAssertEqual(filter.rejection(of: try fix(age: 1, accuracy: 40.5), now: now),
+                       .tooInaccurate(accuracy: 40.5, limit: 40))
     }
 
     func testLimitsAreConfigurable() throws {

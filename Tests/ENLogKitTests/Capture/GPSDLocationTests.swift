@@ -104,7 +104,7 @@ final class GPSDLocationTests: XCTestCase {
     func testSendsWatchAndReturnsFirstAcceptableFix() async throws {
         let gpsd = try ScriptedGPSD(lines: ScriptedGPSD.greeting + [
             ScriptedGPSD.tpv(mode: 1, time: nil),
-            ScriptedGPSD.tpv(mode: 3, extra: #""eph":40.0"#),
+            ScriptedGPSD.tpv(mode: 3, extra: #""eph":45.0"#),
             ScriptedGPSD.tpv(mode: 3, lat: 48.5, extra: #""epx":3.0,"epy":4.0"#),
             ScriptedGPSD.tpv(mode: 3, lat: 49.0),
         ])
@@ -144,9 +144,9 @@ final class GPSDLocationTests: XCTestCase {
 
     func testInaccurateFixesReportTheBestSeen() async throws {
         let gpsd = try ScriptedGPSD(lines: ScriptedGPSD.greeting + [
-            ScriptedGPSD.tpv(mode: 2, lat: 48.1, extra: #""eph":45.0"#),
-            ScriptedGPSD.tpv(mode: 3, lat: 48.2, extra: #""eph":12.5"#),
-            ScriptedGPSD.tpv(mode: 3, lat: 48.3, extra: #""eph":30.0"#),
+            ScriptedGPSD.tpv(mode: 2, lat: 48.1, extra: #""eph":75.0"#),
+            ScriptedGPSD.tpv(mode: 3, lat: 48.2, extra: #""eph":42.5"#),
+            ScriptedGPSD.tpv(mode: 3, lat: 48.3, extra: #""eph":60.0"#),
             ScriptedGPSD.tpv(mode: 3, lat: 48.4, extra: ""),
         ])
         await assertThrowsAsync({ try await GPSDLocation(endpoint: gpsd.endpoint, timeout: 1).currentFix() }) { error in
@@ -155,8 +155,8 @@ final class GPSDLocationTests: XCTestCase {
             }
             XCTAssertEqual(fixesSeen, 4)
             XCTAssertEqual(best.latitude, 48.2)
-            XCTAssertEqual(rejection, .tooInaccurate(accuracy: 12.5, limit: 10))
-            XCTAssertTrue((error as! LocationError).reason.contains("best 48.200000,11.578300 ±12.5 m"), "\(error)")
+            XCTAssertEqual(rejection, .tooInaccurate(accuracy: 42.5, limit: 40))
+            XCTAssertTrue((error as! LocationError).reason.contains("best 48.200000,11.578300 ±42.5 m"), "\(error)")
         }
     }
 
@@ -294,5 +294,30 @@ final class GPSFakeIntegrationTests: XCTestCase {
         XCTAssertEqual(received.horizontalAccuracy ?? 0, 0.5 * NMEALogLocation.metresPerHDOP, accuracy: 0.01,
                        "gpsd's eph for HDOP 0.5 matches the NMEA reader's model")
         XCTAssertTrue(QualityFilter().accepts(received))
+    }
+
+    /// Issue 34: `enlog log` from a real gpsd refused an ordinary receiver's fix (HDOP 0.9, gpsd's
+    /// eph 17.1 m) with "accuracy 17.1 m is worse than the 10.0 m limit". With the defaults it logs.
+    func testAnOrdinaryReceiversFixIsLoggedWithTheDefaults() async throws {
+        guard let executable = TestPaths.executableInPath("gpsfake") else {
+            throw XCTSkip("gpsfake is not installed (apt-get install -y gpsd gpsd-clients)")
+        }
+        let directory = try TemporaryDirectory()
+        self.directory = directory
+        let log = directory.path("ordinary.nmea")
+        try NMEA.log(start: Date(), count: 400, spacing: 0.3, hdop: 0.9).write(toFile: log, atomically: true, encoding: .ascii)
+        let port = try freeLoopbackPort()
+        let process = try ChildProcess(executable, ["-P", String(port), "-n", "-c", "0.1", "-q", log], captureOutput: false)
+        gpsfake = process
+        try await waitUntil("gpsd listens") { LoopbackSocket.accepts(port) || !process.isRunning }
+
+        let home = try EnlogHome()
+        let result = try home.run("log", "--gpsd", "127.0.0.1:\(port)", "--no-geocode", "--no-sync")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let history = try home.run("history", "--json")
+        let fixes = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [[String: Any]])
+        XCTAssertEqual(fixes.count, 1, history.standardOutput)
+        XCTAssertEqual(fixes.first?["horizontalAccuracy"] as? Double ?? 0, 0.9 * NMEALogLocation.metresPerHDOP, accuracy: 0.01,
+                       "gpsd's eph for HDOP 0.9: \(fixes)")
     }
 }

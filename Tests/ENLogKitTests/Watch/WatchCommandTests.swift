@@ -240,7 +240,7 @@ final class WatchSignalTests: XCTestCase {
             let result = watch.finish()
             XCTAssertEqual(result.status, 0, "run \(run): \(result.output)")
             XCTAssertTrue(result.output.contains(#""event":"stopped""#), "run \(run): \(result.output)")
-            if !result.output.contains(#""event":"synced""#) || result.output.contains("stopped: cancelled") { stoppedMidSync += 1 }
+            if !result.output.contains(#""event":"synced""#) || result.output.contains("stopped: interrupted") { stoppedMidSync += 1 }
             let counts = try await f.outbox.counts()
             if (counts[.synced] ?? 0) == 150 { break }
         }
