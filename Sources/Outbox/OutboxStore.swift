@@ -375,29 +375,22 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// Blocking variants, for the geocode cache's synchronous API.
-    func readNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        do {
-            return try pool.read(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
-        }
-    }
-
-    func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        try followingTheFileNow { () throws(OutboxError) -> T in
+    /// As `write`, for a caller that opens its own transaction (the geocoder's IMMEDIATE one).
+    func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+        try await followingTheFile { () async throws(OutboxError) -> T in
             do {
-                return try pool.write(body)
+                return try await pool.writeWithoutTransaction(body)
             } catch {
                 throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
             }
         }
     }
 
-    func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+    /// Blocking variant, for the history import's writer only (it runs on a thread of its own).
+    func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
         try followingTheFileNow { () throws(OutboxError) -> T in
             do {
-                return try pool.writeWithoutTransaction(body)
+                return try pool.write(body)
             } catch {
                 throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
             }
