@@ -103,7 +103,8 @@ public final class RunContext: Sendable {
         }
     }
 
-    /// The map renderer, or nil when `map.style = none` asks for no map.
+    /// The map renderer, or nil when `map.style = none` asks for no map: how `log`, the digests
+    /// and sync are told "no map".
     public var mapsIfWanted: MapRenderer? { mapSettings.style == .none ? nil : maps }
 
     /// How long `log` waits for its map (`map.timeout`, capped: see `MapSettings.logBudget`).
@@ -115,20 +116,19 @@ public final class RunContext: Sendable {
     }
 
     /// Addresses for fixes, or nil with `geocoding.enabled = false`.
-    public func places(_ outbox: OutboxStore) -> GeocodedPlaces? {
-        GeocodedPlaces.ifEnabled(config: config, outbox: outbox)
+    public func places(_ outbox: OutboxStore) -> CachingGeocoder? {
+        CachingGeocoder.ifEnabled(config: config, outbox: outbox)
     }
 
     /// The logger `log`, `watch` and `import --notes` write notes through.
     /// - Parameter addressLater: no lookup now, but one before upload (`log --no-geocode`).
     public func logger(outbox: OutboxStore, accountKey: String?, addressLater: Bool = false) throws -> LocationLogger {
-        LocationLogger(outbox: outbox, renderer: try noteRenderer(), lookup: places(outbox),
-                       lookupBudget: config.duration(.geocodingTimeout), account: accountKey,
-                       maps: maps, mapBudget: logMapBudget, addressLater: addressLater)
+        LocationLogger(outbox: outbox, renderer: try noteRenderer(), lookup: places(outbox), account: accountKey,
+                       maps: mapsIfWanted, mapBudget: logMapBudget, addressLater: addressLater)
     }
 
     /// The digest writer of `digest` and `watch.digest`.
     public func digest(outbox: OutboxStore, accountKey: String?) -> DayDigest {
-        DayDigest(outbox: outbox, style: noteStyle, maps: maps, account: accountKey, stays: StayDetector(config: config))
+        DayDigest(outbox: outbox, style: noteStyle, maps: mapsIfWanted, account: accountKey, stays: StayDetector(config: config))
     }
 }

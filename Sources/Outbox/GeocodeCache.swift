@@ -74,21 +74,21 @@ public struct GeocodeCache: GeocodeRequestSlots {
     }
 
     /// The stored answer for `key`, fresh or stale; `nil` when there is none.
-    public func entry(for key: Key, now: Date = Date()) throws(OutboxError) -> Entry? {
-        guard let stored = try outbox.geocodeReply(for: key.cell) else { return nil }
+    public func entry(for key: Key, now: Date = Date()) async throws(OutboxError) -> Entry? {
+        guard let stored = try await outbox.geocodeReply(for: key.cell) else { return nil }
         let age = now.timeIntervalSince(stored.fetchedAt)
         return Entry(reply: stored.reply, fetchedAt: stored.fetchedAt, isStale: age > timeToLive || age < -timeToLive)
     }
 
     /// Stores (or replaces) the service's raw reply for `key`.
-    public func store(_ reply: [UInt8], for key: Key, fetchedAt: Date = Date()) throws(OutboxError) {
-        try outbox.storeGeocodeReply(reply, for: key.cell, fetchedAt: fetchedAt)
+    public func store(_ reply: [UInt8], for key: Key, fetchedAt: Date = Date()) async throws(OutboxError) {
+        try await outbox.storeGeocodeReply(reply, for: key.cell, fetchedAt: fetchedAt)
     }
 
     /// Deletes entries older than the time to live; returns how many.
     @discardableResult
-    public func removeExpired(now: Date = Date()) throws(OutboxError) -> Int {
-        try outbox.removeGeocodeReplies(fetchedBefore: now.addingTimeInterval(-timeToLive))
+    public func removeExpired(now: Date = Date()) async throws(OutboxError) -> Int {
+        try await outbox.removeGeocodeReplies(fetchedBefore: now.addingTimeInterval(-timeToLive))
     }
 
     /// Reserves the next request slot, shared by every enlog process using this database: the
@@ -108,18 +108,13 @@ public struct GeocodeCache: GeocodeRequestSlots {
     /// an hour's block after the clock went back an hour).
     /// Throws `OutboxError` when the database fails.
     public func reserveRequestSlot(minimumInterval: TimeInterval, latestStart: Date,
-                                   clock: () -> Date = { Date() }) throws -> Date {
-        var wait: TimeInterval = 0
-        let start = try outbox.replaceGeocodeSlot(clock: clock) { latest, now in
-            let slot = RequestSlot(start: latest.start, reservedAt: latest.reservedAt).next(after: now, interval: minimumInterval)
-            guard slot <= latestStart.timeIntervalSince1970 else {
-                wait = slot - now
-                return nil
-            }
-            return slot
-        }
-        guard let start else { throw GeocodingError.rateLimited(waitSeconds: wait) }
-        return Date(timeIntervalSince1970: start)
+                                   clock: @escaping @Sendable () -> Date = { Date() }) async throws -> Date {
+        let latest = latestStart.timeIntervalSince1970
+        let slot = try await outbox.replaceGeocodeSlot(clock: clock) { stored, now in
+            RequestSlot(start: stored.start, reservedAt: stored.reservedAt).next(after: now, interval: minimumInterval)
+        } accept: { start in start <= latest }
+        guard slot.taken else { throw GeocodingError.rateLimited(waitSeconds: slot.start - slot.now) }
+        return Date(timeIntervalSince1970: slot.start)
     }
 
     /// The latest reserved request slot, in seconds since 1970, and the wall time it was reserved at.

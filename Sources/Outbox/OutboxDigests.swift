@@ -103,7 +103,13 @@ extension OutboxStore {
     /// connection's page cache and statements, and the idle reader connections, which the next
     /// read opens again. Waits on a thread of its own for any access in progress to finish.
     public func releaseMemory() async {
-        let pool = self.pool
-        await BlockingCall.run("enlog.outbox") { _ in pool.releaseMemory() }
+        let writer = self.pool
+        await BlockingCall.run("enlog.outbox") { _ in
+            switch writer {
+            case let pool as DatabasePool: pool.releaseMemory()
+            case let queue as DatabaseQueue: queue.releaseMemory()
+            default: break
+            }
+        }
     }
 }

@@ -27,10 +27,10 @@ import Support
 final class OutboxFile: Sendable {
     enum Change: Sendable, Equatable { case deleted, replaced, logLost }
 
-    typealias Opener = @Sendable (String) throws(OutboxError) -> DatabasePool
+    typealias Opener = @Sendable (String) throws(OutboxError) -> any DatabaseWriter
 
     private struct State {
-        var pool: DatabasePool
+        var pool: any DatabaseWriter
         var path: String
         /// nil for a reader, which writes nothing and so follows nothing.
         var identity: FileIdentity?
@@ -56,8 +56,9 @@ final class OutboxFile: Sendable {
     private let state: Mutex<State>
     private let open: Opener
 
-    /// `tracking` is false for a reader. `open` opens an outbox file for writing (the copy).
-    init(path: String, pool: DatabasePool, tracking: Bool, open: @escaping Opener) {
+    /// `tracking` is false for a reader, and for a database the caller opened (in memory, a
+    /// test's). `open` opens an outbox file for writing (the copy).
+    init(path: String, pool: any DatabaseWriter, tracking: Bool, open: @escaping Opener) {
         self.path = path
         self.open = open
         var initial = State(pool: pool, path: path, identity: tracking ? FileIdentity(path) : nil)
@@ -73,7 +74,7 @@ final class OutboxFile: Sendable {
         state.indexIdentity = FileIdentity(state.path + "-shm")
     }
 
-    var pool: DatabasePool { state.withLock { $0.pool } }
+    var pool: any DatabaseWriter { state.withLock { $0.pool } }
     var stopReason: OutboxError? { state.withLock { $0.stopReason } }
 
     func onChange(_ notify: @escaping @Sendable (OutboxError) -> Void) {

@@ -9,8 +9,10 @@ import Compose
 /// The geocode cache's rows, kept in the outbox's own database file and read and written only
 /// through these methods (tables created by `OutboxSchema`'s migrations): `geocodeCache`, the
 /// service's raw replies by rounded position and language, and `geocodeRateLimit`, the one row
-/// holding the request slot every enlog process on the machine shares. Synchronous, like the
-/// cache that uses them (each is one short transaction). Every failure is an `OutboxError`.
+/// holding the request slot every enlog process on the machine shares. Each is one short
+/// transaction, awaited through GRDB's async API: the SQLite work (and its busy wait, up to
+/// `busyTimeout`) runs on GRDB's own queue, never on Swift's small cooperative pool, where it
+/// would hold up the map drawn beside the lookup. Every failure is an `OutboxError`.
 extension OutboxStore {
     /// Where a reply is kept: coordinates × 10^precision, rounded, and a normalised language.
     public struct GeocodeCell: Sendable, Hashable {
@@ -28,8 +30,8 @@ extension OutboxStore {
     }
 
     /// The stored reply for `cell` and when it was fetched, if any.
-    public func geocodeReply(for cell: GeocodeCell) throws(OutboxError) -> (reply: [UInt8], fetchedAt: Date)? {
-        try readNow { db in
+    public func geocodeReply(for cell: GeocodeCell) async throws(OutboxError) -> GeocodeReply? {
+        try await read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT reply, fetchedAt FROM geocodeCache
                 WHERE latitudeKey = ? AND longitudeKey = ? AND precision = ? AND language = ?
@@ -38,13 +40,19 @@ extension OutboxStore {
                   // reply fetched again replaces the row.
                   let fetchedAt = Date.fromDatabaseValue(row["fetchedAt"] as DatabaseValue),
                   let reply = Data.fromDatabaseValue(row["reply"] as DatabaseValue) else { return nil }
-            return ([UInt8](reply), fetchedAt)
+            return GeocodeReply(reply: [UInt8](reply), fetchedAt: fetchedAt)
         }
     }
 
+    /// A stored reply and when it was fetched.
+    public struct GeocodeReply: Sendable {
+        public var reply: [UInt8]
+        public var fetchedAt: Date
+    }
+
     /// Stores (or replaces) the reply for `cell`.
-    public func storeGeocodeReply(_ reply: [UInt8], for cell: GeocodeCell, fetchedAt: Date) throws(OutboxError) {
-        try writeNow { db in
+    public func storeGeocodeReply(_ reply: [UInt8], for cell: GeocodeCell, fetchedAt: Date) async throws(OutboxError) {
+        try await write { db in
             try db.execute(sql: """
                 INSERT OR REPLACE INTO geocodeCache (latitudeKey, longitudeKey, precision, language, reply, fetchedAt)
                 VALUES (?, ?, ?, ?, ?, ?)
@@ -54,8 +62,8 @@ extension OutboxStore {
     }
 
     /// Deletes replies fetched before `date`; returns how many.
-    public func removeGeocodeReplies(fetchedBefore date: Date) throws(OutboxError) -> Int {
-        try writeNow { db in
+    public func removeGeocodeReplies(fetchedBefore date: Date) async throws(OutboxError) -> Int {
+        try await write { db in
             try db.execute(sql: "DELETE FROM geocodeCache WHERE fetchedAt < ?", arguments: [date])
             return db.changesCount
         }
@@ -70,22 +78,25 @@ extension OutboxStore {
 
     /// Reads the shared slot and replaces it, under the write lock from before the read (an
     /// IMMEDIATE transaction), so two processes never both build on the same previous slot.
-    /// `decide` gets the slot stored and the clock read inside the transaction, and returns the
-    /// new slot's start, or nil to leave the row as it is. Returns `decide`'s answer.
-    public func replaceGeocodeSlot(clock: () -> Date,
-                                   decide: (_ latest: GeocodeSlot, _ now: Double) -> Double?) throws(OutboxError) -> Double? {
-        try writeNowWithoutTransaction { db in
-            var outcome: Double?
+    /// `next` gets the slot stored and the clock read inside the transaction, and returns the new
+    /// slot's start; `accept` says whether the caller takes it (else the row stays as it was).
+    /// Returns that start and the clock reading it was decided at.
+    public func replaceGeocodeSlot(clock: @escaping @Sendable () -> Date,
+                                   next: @escaping @Sendable (_ latest: GeocodeSlot, _ now: Double) -> Double,
+                                   accept: @escaping @Sendable (_ start: Double) -> Bool)
+    async throws(OutboxError) -> (start: Double, now: Double, taken: Bool) {
+        try await writeWithoutTransaction { db in
+            var outcome = (start: 0.0, now: 0.0, taken: false)
             try db.inTransaction(.immediate) {
                 let now = clock().timeIntervalSince1970
                 let row = try Row.fetchOne(db, sql: "SELECT lastRequestAt, reservedAt FROM geocodeRateLimit WHERE id = 1")
                 // A value that is no number reads as no request yet (not a trap); this write replaces it.
                 let number = { (column: String) in row.flatMap { Double.fromDatabaseValue($0[column] as DatabaseValue) } ?? 0 }
-                let latest = GeocodeSlot(start: number("lastRequestAt"), reservedAt: number("reservedAt"))
-                guard let start = decide(latest, now) else { return .rollback }
+                let start = next(GeocodeSlot(start: number("lastRequestAt"), reservedAt: number("reservedAt")), now)
+                outcome = (start, now, accept(start))
+                guard outcome.taken else { return .rollback }
                 try db.execute(sql: "INSERT OR REPLACE INTO geocodeRateLimit (id, lastRequestAt, reservedAt) VALUES (1, ?, ?)",
                                arguments: [start, now])
-                outcome = start
                 return .commit
             }
             return outcome

@@ -167,6 +167,22 @@ struct OutboxOpening {
         }
     }
 
+    /// The schema of a database the caller opened (`OutboxStore.init(_:)`) brought up to date:
+    /// refused when it is another program's or a newer enlog's, else migrated and stamped. No
+    /// lock beside a file: the caller owns the database.
+    static func prepareSchema(of writer: any DatabaseWriter, path: String, busyTimeout: TimeInterval) throws(OutboxError) {
+        let migrator = OutboxSchema.migrator
+        do {
+            let (identity, superseded) = try writer.read { db in (try OutboxIdentity.of(db), try migrator.hasBeenSuperseded(db)) }
+            if case let .foreign(detail) = identity { throw OutboxError.foreign(path: path, detail: detail) }
+            if superseded { throw OutboxError.newerSchema(path: path) }
+            try migrator.migrate(writer)
+            try writer.write { db in try OutboxIdentity.stamp(db) }
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
     private static func existingAncestor(of directory: String) -> String {
         var url = URL(fileURLWithPath: directory)
         while !FileManager.default.fileExists(atPath: url.path), url.path != "/" {

@@ -8,16 +8,20 @@ import Compose
 
 /// The durable queue of notes waiting for upload, plus the history of every logged fix.
 ///
+/// Built on a GRDB `DatabaseWriter` (as GRDB's own `AppDatabase` is): the outbox file opened
+/// from a path (`init(path:)`, what enlog does), or one the caller opened (`init(_:)`: an
+/// in-memory `DatabaseQueue` where the file is not the point).
+///
 /// Safe to use from several processes at once: SQLite in WAL mode serialises writers, and a
 /// writer that finds the database busy waits up to `busyTimeout` before failing with
 /// `OutboxError.locked`. Every method is one transaction.
 public struct OutboxStore: Sendable {
     public let path: String
     public let busyTimeout: TimeInterval
-    /// The file open, with its database connections; it notices the path deleted or replaced
-    /// under a writer and goes on with a copy (`OutboxFile`).
+    /// The database open; for a file opened from its path, it notices the path deleted or
+    /// replaced under a writer and goes on with a copy (`OutboxFile`).
     let file: OutboxFile
-    var pool: DatabasePool { file.pool }
+    var pool: any DatabaseWriter { file.pool }
 
     public static let defaultBusyTimeout: TimeInterval = 5
 
@@ -32,6 +36,16 @@ public struct OutboxStore: Sendable {
         case create
     }
 
+    /// The outbox on a database the caller opened and owns (`DatabaseQueue()` for one in
+    /// memory), its schema brought up to date. Its file, if any, is not followed when deleted or
+    /// replaced: that is `init(path:)`'s, which knows how the file was opened.
+    public init(_ writer: any DatabaseWriter, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout) throws(OutboxError) {
+        try OutboxOpening.prepareSchema(of: writer, path: writer.path, busyTimeout: busyTimeout)
+        self.init(file: OutboxFile(path: writer.path, pool: writer, tracking: false) { path throws(OutboxError) in
+            throw OutboxError.cannotOpen(path: path, detail: "an outbox opened by its caller is not reopened")
+        }, busyTimeout: busyTimeout)
+    }
+
     /// Opens the outbox at `path` and, unless reading, brings its schema up to date
     /// (`OutboxOpening`: what opening may do to the disk for each `Access`).
     ///
@@ -39,12 +53,16 @@ public struct OutboxStore: Sendable {
     /// unless `access` is `.create`, a path where no outbox is (`.missing`).
     public init(path: String, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout,
                 access mode: Access = .create) throws(OutboxError) {
-        self.path = path
-        self.busyTimeout = busyTimeout
-        file = OutboxFile(path: path, pool: try OutboxOpening(path: path, busyTimeout: busyTimeout).open(for: mode),
-                          tracking: mode != .read) { copy throws(OutboxError) in
+        let pool = try OutboxOpening(path: path, busyTimeout: busyTimeout).open(for: mode)
+        self.init(file: OutboxFile(path: path, pool: pool, tracking: mode != .read) { copy throws(OutboxError) in
             try OutboxOpening.openPool(path: copy, busyTimeout: busyTimeout, readOnly: false)
-        }
+        }, busyTimeout: busyTimeout)
+    }
+
+    private init(file: OutboxFile, busyTimeout: TimeInterval) {
+        self.path = file.path
+        self.busyTimeout = busyTimeout
+        self.file = file
     }
 
     // MARK: Writing
@@ -320,7 +338,7 @@ public struct OutboxStore: Sendable {
         return request.order(OutboxNote.Columns.id).limit(limit)
     }
 
-    /// The connection pool, for tests only (`@testable`: raw SQL to stage a state or check a
+    /// The database, for tests only (`@testable`: raw SQL to stage a state or check a
     /// query plan). Everything in enlog goes through the store's methods — the sync engine's
     /// records and the geocode cache too (`OutboxSyncRecords`, `OutboxGeocodeRecords`) — so
     /// that every database error is an `OutboxError`.
@@ -375,29 +393,22 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// Blocking variants, for the geocode cache's synchronous API.
-    func readNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        do {
-            return try pool.read(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
-        }
-    }
-
-    func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        try followingTheFileNow { () throws(OutboxError) -> T in
+    /// As `write`, for a caller that opens its own transaction (the geocoder's IMMEDIATE one).
+    func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+        try await followingTheFile { () async throws(OutboxError) -> T in
             do {
-                return try pool.write(body)
+                return try await pool.writeWithoutTransaction(body)
             } catch {
                 throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
             }
         }
     }
 
-    func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+    /// Blocking variant, for the history import's writer only (it runs on a thread of its own).
+    func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
         try followingTheFileNow { () throws(OutboxError) -> T in
             do {
-                return try pool.writeWithoutTransaction(body)
+                return try pool.write(body)
             } catch {
                 throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
             }

@@ -39,6 +39,31 @@ extension WatchStateMachine {
         case start, note, network, backoff, digest, reload
     }
 
+    /// Where uploading stands: one value where four flags had to agree (running, a sync asked
+    /// for meanwhile, the failures in a row, stopped and why).
+    enum Uploading: Sendable, Equatable {
+        /// No sync running. `failures`: syncs in a row that moved nothing (the backoff's count).
+        case idle(failures: Int)
+        /// One sync running; `next`: a sync asked for meanwhile, started once this one is over.
+        case running(failures: Int, next: SyncTrigger?)
+        /// Waits for the next note or SIGHUP: not signed in, credentials refused (`reason`).
+        case stopped(reason: String, failures: Int)
+
+        var isRunning: Bool {
+            if case .running = self { true } else { false }
+        }
+
+        /// Why uploading waits for a note or SIGHUP; nil unless stopped.
+        var stopReason: String? {
+            if case .stopped(let reason, _) = self { reason } else { nil }
+        }
+
+        /// After a note or SIGHUP: a stopped upload may go again (the failures still count).
+        var resumed: Uploading {
+            if case .stopped(_, let failures) = self { .idle(failures: failures) } else { self }
+        }
+    }
+
     /// How one sync ended, as far as what comes next goes.
     enum SyncResult: Sendable, Equatable {
         case notSignedIn
@@ -77,8 +102,8 @@ extension WatchStateMachine {
     enum AfterCount: Sendable, Equatable {
         case syncIfPending(SyncTrigger)
         case sync(SyncTrigger)
-        /// After a sync: the one asked for meanwhile, else the retry timer while notes remain.
-        case syncAgainOrRetry(after: TimeInterval?)
+        /// After a sync: the one asked for meanwhile (`requested`), else the retry timer while notes remain.
+        case syncAgainOrRetry(after: TimeInterval?, requested: SyncTrigger?)
         case reportStopped
     }
 

@@ -26,14 +26,14 @@ struct WatchStateMachine: Sendable {
     /// The route being kept (`watch.track`); nil when off.
     private(set) var track: TrackRecorder?
     private(set) var timers: [WatchTimer: LoopTimer] = [:]
+    /// Where uploading stands: idle, one sync running, or stopped until a note or SIGHUP.
+    private(set) var uploading = Uploading.idle(failures: 0)
+    // Independent of uploading and of each other (every combination is a state watch can be in):
+    /// gpsd lost and not back yet (its absence is said once per outage).
     private(set) var gpsdDown = false
-    private(set) var syncRunning = false
-    /// A sync asked for while one ran: it starts when that one ends.
-    private(set) var syncRequested: SyncTrigger?
-    private(set) var syncFailures = 0
-    /// Why uploading waits for the next note or SIGHUP (not signed in, credentials refused).
-    private(set) var syncStopped: String?
+    /// Listening to network changes (`updateNetworkSubscription`).
     private(set) var networkSubscribed = false
+    /// Notes waiting, as last counted.
     private(set) var pending = 0
     private(set) var lastNote: String?
     /// What is wrong with the clocks, while it is: said once at default verbosity and kept in
@@ -110,7 +110,7 @@ struct WatchStateMachine: Sendable {
             track?.noted(note.fix)
             lastNote = "\(note.id) at \(InstantText.string(note.fix.timestamp))"
             out.append(.report(Watcher.notedReport(note, verdict: verdict, time: now)))
-            syncStopped = nil
+            uploading = uploading.resumed
             out.append(.countPending(then: .sync(.note)))
         case .noteFailed(let fix, let reason):
             // The fix stays unlogged and the anchor where it was: the next fix tries again.
@@ -266,7 +266,7 @@ struct WatchStateMachine: Sendable {
         }
         if gpsdChanged { out.append(.connectGPSD) }
         scheduleDigest(&out)
-        syncStopped = nil
+        uploading = uploading.resumed
         out.report(.event, "reloaded", "configuration reloaded: \(rules)" + (gpsdChanged ? "; reconnecting to gpsd" : ""))
         if pending > 0 { requestSync(.reload, &out) }
     }
@@ -275,12 +275,12 @@ struct WatchStateMachine: Sendable {
     /// the last batch written before anything else can go wrong, and the sync stopped at its
     /// next safe point.
     private mutating func stop(_ out: inout Output) {
-        out.report(.event, "stopping", "stopping" + (syncRunning ? " (the upload stops after the note in flight)" : ""))
+        out.report(.event, "stopping", "stopping" + (uploading.isRunning ? " (the upload stops after the note in flight)" : ""))
         out.append(.notify(["STOPPING=1"]))
         for timer in WatchTimer.allCases { timers[timer]?.cancel() }
         out.append(.stopInputs)
         writeTrack(.stopping, &out)
-        if syncRunning { out.append(.stopSync) }
+        if uploading.isRunning { out.append(.stopSync) }
         out.append(.countPending(then: .reportStopped))
         out.append(.stop)
     }
@@ -289,54 +289,59 @@ struct WatchStateMachine: Sendable {
     // day's digest, on SIGHUP, and by a capped backoff timer while notes remain; one at a time.
 
     private mutating func requestSync(_ trigger: SyncTrigger, _ out: inout Output) {
-        guard syncStopped == nil || trigger == .note || trigger == .reload else { return }
-        guard !syncRunning else {
-            syncRequested = trigger   // once the running one ends
+        switch uploading {
+        case .stopped where trigger != .note && trigger != .reload:
             return
+        case .running(let failures, _):
+            uploading = .running(failures: failures, next: trigger)   // once the running one ends
+        case .idle(let failures), .stopped(_, let failures):
+            cancel(.syncRetry, &out)
+            uploading = .running(failures: failures, next: nil)
+            out.append(.startSync(trigger))
         }
-        cancel(.syncRetry, &out)
-        syncRunning = true
-        out.append(.startSync(trigger))
     }
 
     private mutating func syncFinished(_ result: SyncResult, _ out: inout Output) {
-        syncRunning = false
+        var (failures, next) = (0, SyncTrigger?.none)
+        if case .running(let before, let requested) = uploading { (failures, next) = (before, requested) }
+        var stopReason: String?
         var retryAfter: TimeInterval?
         switch result {
         case .notSignedIn:
-            syncStopped = "not signed in"
+            stopReason = "not signed in"
             out.report(.event, "sync-waits", "not signed in: notes stay queued (run `enlog auth login`, then send SIGHUP)")
         case .held(let hold):
             retryAfter = max(1, hold.until.timeIntervalSince(out.now))
             out.report(.event, "sync-held", "the service asked to wait: \(hold.reason)",
                        ["notBefore": .string(InstantText.string(hold.until))])
         case .unreachable(let waiting):
-            syncFailures += 1
-            if waiting > 0 { retryAfter = backoff.delay(afterFailures: syncFailures) }
+            failures += 1
+            if waiting > 0 { retryAfter = backoff.delay(afterFailures: failures) }
         case .synced(let summary):
             out.report(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining"
                        + (summary.stoppedBecause == .completed ? "" : "; stopped: \(summary.stoppedBecause.explanation)"),
                        ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining),
                         "stoppedBecause": .string(summary.stoppedBecause.rawValue)])
-            if summary.uploaded > 0 || summary.alreadyPresent > 0 { syncFailures = 0 } else { syncFailures += 1 }
+            if summary.uploaded > 0 || summary.alreadyPresent > 0 { failures = 0 } else { failures += 1 }
             if summary.remaining > 0 {
                 // No sooner than the service's "not before", nor before the notes' own retry time.
-                var delay = backoff.delay(afterFailures: max(1, syncFailures))
+                var delay = backoff.delay(afterFailures: max(1, failures))
                 for later in [summary.notBefore, summary.nextRetryAt].compactMap({ $0 }) {
                     delay = max(delay, later.timeIntervalSince(out.now))
                 }
                 retryAfter = delay
             }
         case .busy:
-            syncFailures += 1
-            retryAfter = backoff.delay(afterFailures: syncFailures)
+            failures += 1
+            retryAfter = backoff.delay(afterFailures: failures)
             out.report(.detail, "sync-busy", "another sync is running; trying again later")
         case .failed(let reason, let stopTrying):
-            syncFailures += 1
+            failures += 1
             out.report(.problem, "sync-failed", reason + (stopTrying ? "; notes stay queued until the next note or SIGHUP" : ""))
-            if stopTrying { syncStopped = reason } else { retryAfter = backoff.delay(afterFailures: syncFailures) }
+            if stopTrying { stopReason = reason } else { retryAfter = backoff.delay(afterFailures: failures) }
         }
-        out.append(.countPending(then: .syncAgainOrRetry(after: retryAfter)))
+        uploading = stopReason.map { .stopped(reason: $0, failures: failures) } ?? .idle(failures: failures)
+        out.append(.countPending(then: .syncAgainOrRetry(after: retryAfter, requested: next)))
     }
 
     private mutating func afterCount(_ then: AfterCount, _ out: inout Output) {
@@ -345,10 +350,9 @@ struct WatchStateMachine: Sendable {
             if pending > 0 { requestSync(trigger, &out) }
         case .sync(let trigger):
             requestSync(trigger, &out)
-        case .syncAgainOrRetry(let retryAfter):
-            if let again = syncRequested {
-                syncRequested = nil
-                requestSync(again, &out)
+        case .syncAgainOrRetry(let retryAfter, let requested):
+            if let requested {
+                requestSync(requested, &out)
             } else if pending > 0, let retryAfter {
                 out.report(.detail, "sync-timer", "next upload attempt in \(Int(retryAfter.rounded())) s unless the network changes first",
                            ["in": .double(retryAfter)])
@@ -361,7 +365,7 @@ struct WatchStateMachine: Sendable {
 
     /// Subscribed to network changes exactly while notes wait and uploading can help.
     private mutating func updateNetworkSubscription(_ out: inout Output) {
-        let wanted = pending > 0 && syncStopped == nil
+        let wanted = pending > 0 && uploading.stopReason == nil
         if wanted, !networkSubscribed {
             networkSubscribed = true
             out.append(.subscribeNetwork)

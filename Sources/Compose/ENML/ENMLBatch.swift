@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Support
 import EvernoteAPI
 import Configuration
@@ -163,10 +164,7 @@ public struct ENMLBatchValidator: Sendable {
             ? Result { () throws(FileBytes.ReadError) in try FileBytes.readStandardInput(limit: .enmlNote) }
                 .mapError { ENMLInputError(path: ENMLSource.standardInput.displayName, reason: $0.reason) }
             : .success([])
-        let results = UnsafeMutableBufferPointer<ENMLFileResult?>.allocate(capacity: sources.count)
-        results.initialize(repeating: nil)
-        defer { results.deallocate() }
-        let slots = SendableSlots(results)
+        let slots = ResultSlots(count: sources.count)
         ParallelWork.forEach(sources.count) { index in
             let source = sources[index]
             let outcome: Result<ENMLReport, ENMLInputError>
@@ -178,9 +176,9 @@ public struct ENMLBatchValidator: Sendable {
             case .undecodableFile(let bytes):
                 outcome = Self.validateFile(at: bytes, shownAs: source.displayName, with: validator)
             }
-            slots.buffer[index] = ENMLFileResult(source: source, outcome: outcome)
+            slots.put(ENMLFileResult(source: source, outcome: outcome), at: index)
         }
-        return results.map { $0! }
+        return slots.all
     }
 }
 
@@ -192,8 +190,17 @@ extension ENMLBatchValidator {
     }
 }
 
-/// `@unchecked`: distinct workers write distinct slots of one buffer; no two touch the same index.
-private struct SendableSlots: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<ENMLFileResult?>
-    init(_ buffer: UnsafeMutableBufferPointer<ENMLFileResult?>) { self.buffer = buffer }
+/// The results of the workers, each in its source's slot. A lock per file costs nothing beside
+/// validating it (bench/validate).
+private final class ResultSlots: Sendable {
+    private let slots: Mutex<[ENMLFileResult?]>
+
+    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+
+    func put(_ result: ENMLFileResult, at index: Int) {
+        slots.withLock { $0[index] = result }
+    }
+
+    /// Every slot, once all are filled.
+    var all: [ENMLFileResult] { slots.withLock { $0.map { $0! } } }
 }

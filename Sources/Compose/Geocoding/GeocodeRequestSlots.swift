@@ -7,7 +7,7 @@ public protocol GeocodeRequestSlots: Sendable {
     /// The time the next request may start, at least `minimumInterval` after the previous one,
     /// reserved for the caller. Throws `GeocodingError.rateLimited` when that would be after
     /// `latestStart`, and the store's own error when it fails.
-    func reserveRequestSlot(minimumInterval: TimeInterval, latestStart: Date, clock: () -> Date) throws -> Date
+    func reserveRequestSlot(minimumInterval: TimeInterval, latestStart: Date, clock: @escaping @Sendable () -> Date) async throws -> Date
 }
 
 extension NominatimConfiguration {

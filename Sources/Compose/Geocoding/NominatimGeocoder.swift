@@ -5,13 +5,6 @@ import Configuration
 import Network
 import Capture
 
-/// Turns a position into an address.
-///
-/// Implementations throw `GeocodingError` (and `CancellationError` when the task is cancelled).
-public protocol ReverseGeocoder: Sendable {
-    func address(latitude: Double, longitude: Double) async throws -> Address
-}
-
 public struct NominatimConfiguration: Sendable {
     public static let defaultBaseURL = "https://nominatim.openstreetmap.org"
     public static let defaultTimeBudget: Duration = .seconds(3)
@@ -58,11 +51,13 @@ public struct NominatimConfiguration: Sendable {
 }
 
 /// Reverse geocoding with a Nominatim server's `/reverse` endpoint (jsonv2, address details).
+/// Throws `GeocodingError` (and `CancellationError` when the task is cancelled). `log` and sync
+/// ask it through `CachingGeocoder` (Diary), which keeps its answers in the outbox.
 ///
 /// Never sends more than one request per `minimumInterval` across all processes sharing the
 /// database: each request first reserves a slot in `geocodeRateLimit`, then waits for it. When
 /// the slot lies beyond the time budget it fails at once with `.rateLimited`.
-public final class NominatimGeocoder: ReverseGeocoder {
+public final class NominatimGeocoder: Sendable {
     public let configuration: NominatimConfiguration
     let rateLimit: any GeocodeRequestSlots
     let client: HTTPClient
@@ -115,7 +110,7 @@ public final class NominatimGeocoder: ReverseGeocoder {
         let budget = timeBudget.secondsValue
         let start = now()
         let deadline = start.addingTimeInterval(budget)
-        let slot = try rateLimit.reserveRequestSlot(
+        let slot = try await rateLimit.reserveRequestSlot(
             minimumInterval: configuration.minimumInterval.secondsValue,
             latestStart: deadline.addingTimeInterval(-Self.minimumRequestTime), clock: now)
         let wait = slot.timeIntervalSince(now())

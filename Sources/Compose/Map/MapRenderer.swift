@@ -57,8 +57,6 @@ public final class MapRenderer: Sendable {
     private let attribution = Mutex<AttributionStrip?>(nil)
     /// Finished maps being written to the disk cache, until `finishCaching`.
     private let caching = Mutex<[Task<Void, Never>]>([])
-    /// Maps `begin` started, until `render` collects them.
-    private let begun = Mutex<[BegunMap: Task<Result<MapImage, MapError>, Never>]>([:])
 
     /// - Parameter warn: told, once, when the disk cache cannot be used (maps still work).
     public init(settings: MapSettings, warn: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -73,30 +71,9 @@ public final class MapRenderer: Sendable {
     }
 
     /// The map of a fix, within `budget` (default: `settings.timeBudget`). Cancelling the
-    /// calling task stops its downloads; tiles already downloaded stay cached. A map `begin`
-    /// started for the same fix is collected instead of drawn again.
+    /// calling task stops its downloads; tiles already downloaded stay cached.
     public func render(_ fix: Fix, budget: Duration? = nil) async throws(MapError) -> MapImage {
-        if let early = begun.withLock({ $0.removeValue(forKey: BegunMap(fix)) }) {
-            return try await withTaskCancellationHandler { await early.value } onCancel: { early.cancel() }.get()
-        }
-        return try await render(latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.horizontalAccuracy, budget: budget)
-    }
-
-    /// Starts drawing the map of `fix` now, on another thread, for a caller that has other work
-    /// to do before it needs the map (`enlog log` opens the outbox and readies the note's
-    /// template meanwhile); its `render(fix)` then collects it. A map begun and never collected
-    /// is finished and cached, nothing more.
-    public func begin(_ fix: Fix, budget: Duration? = nil) {
-        guard settings.style != .none else { return }
-        let task = Task { () async -> Result<MapImage, MapError> in
-            do throws(MapError) {
-                return .success(try await self.render(latitude: fix.latitude, longitude: fix.longitude,
-                                                      accuracy: fix.horizontalAccuracy, budget: budget))
-            } catch {
-                return .failure(error)
-            }
-        }
-        begun.withLock { $0[BegunMap(fix)] = task }
+        try await render(latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.horizontalAccuracy, budget: budget)
     }
 
     /// Waits until every map drawn so far is in the disk cache. Drawing a map does not wait for
@@ -107,12 +84,6 @@ public final class MapRenderer: Sendable {
         for writing in caching.withLock({ writes in defer { writes = [] }; return writes }) {
             await writing.value
         }
-    }
-
-    /// What a begun map is found by: the parts of the fix the picture is drawn from.
-    private struct BegunMap: Hashable {
-        let latitude: Double, longitude: Double, accuracy: Double?
-        init(_ fix: Fix) { (latitude, longitude, accuracy) = (fix.latitude, fix.longitude, fix.horizontalAccuracy) }
     }
 
     /// - Parameter accuracy: horizontal accuracy in metres, drawn as a circle when known.

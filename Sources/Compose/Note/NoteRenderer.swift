@@ -256,10 +256,4 @@ public struct MapReference: Sendable, Equatable {
     public init(_ resource: NoteResource) {
         self.init(hash: resource.hash, width: resource.width ?? 0, height: resource.height ?? 0)
     }
-
-    /// What a map drawn with `settings` will look like to the template, before it is drawn: its
-    /// size, and a random hash of the real one's form that no template or text contains.
-    public static func standIn(for settings: MapSettings) -> MapReference {
-        MapReference(hash: UUID().uuidString.lowercased().filter { $0 != "-" }, width: settings.width, height: settings.height)
-    }
 }

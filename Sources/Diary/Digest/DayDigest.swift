@@ -52,8 +52,8 @@ public struct DayDigest: Sendable {
         let made = try await draft(day)
         switch try await outbox.enqueueDigest(day: day.name, note: made.draft, onFix: made.lastFix) {
         case .written(let note):
-            // .disabled: nothing wanted, nothing to say.
-            let mapProblem = made.mapError.flatMap { $0 == .disabled ? nil : $0.reason }
+            // No map wanted (map.style = none) is `maps` nil: nothing tried, nothing to say.
+            let mapProblem = made.mapError?.reason
             return .written(note: note, statistics: made.statistics, places: made.places, mapProblem: mapProblem,
                             mapPending: made.draft.mapPending)
         case .alreadyThere(let noteId):

@@ -7,14 +7,14 @@ import Capture
 import Compose
 import Outbox
 
-/// Looks up the place a fix is at; the geocoder behind it may be slow or unreachable.
-public protocol PlaceLookup: Sendable {
-    func place(for fix: Fix) async throws -> Place
-}
-
-/// What `enlog log` does: fix → place (if it comes in time) → rendered, validated note →
-/// outbox, in that order, so that a note is stored whole or not at all and never waits on the
-/// network longer than its budget.
+/// What `enlog log` (and `watch`, `import --notes`) does with a fix, in this order:
+/// 1. the address (`CachingGeocoder`, within `geocoding.timeout`) and the map (`MapRenderer`,
+///    within the log's map budget) looked up side by side, each owned by its own type;
+/// 2. the note rendered once, from the fix, the address, the map and the user's words;
+/// 3. checked against Evernote's limits;
+/// 4. stored in one outbox transaction (fix and note, or the note on a fix already in the
+///    history), so that a note is stored whole or not at all and never waits on the network
+///    longer than the longer of the two budgets.
 public struct LocationLogger: Sendable {
     public struct Outcome: Sendable {
         public var note: OutboxNote
@@ -28,10 +28,11 @@ public struct LocationLogger: Sendable {
 
     private let outbox: OutboxStore
     private let renderer: NoteRenderer
+    /// nil: no address now (geocoding off, or `log --no-geocode`).
     private let lookup: (any PlaceLookup)?
-    private let lookupBudget: Duration
     /// The account signed in when the note is queued; sync uploads it to that account only.
     private let account: String?
+    /// nil: no map (`map.style = none`), the one way "no map" is said.
     private let maps: MapRenderer?
     private let mapBudget: Duration
     /// No lookup now, but one before upload (`log --no-geocode`): the note waits for its address.
@@ -39,18 +40,17 @@ public struct LocationLogger: Sendable {
     private let addressLater: Bool
 
     /// - Parameters:
-    ///   - maps: makes the note's map image (nil: no map); `mapBudget` bounds it, and it runs
-    ///     beside the address lookup, so storing the note waits at most the longer of the two.
-    public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, lookupBudget: Duration = .seconds(3),
-                account: String? = nil, maps: MapRenderer? = nil, mapBudget: Duration = .seconds(3), addressLater: Bool = false) {
-        self.addressLater = addressLater
-        self.account = account
-        self.maps = maps
-        self.mapBudget = mapBudget
+    ///   - lookup: the address of a fix, within its own budget (nil: none now).
+    ///   - maps: makes the note's map image (nil: no map); `mapBudget` bounds it.
+    public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, account: String? = nil,
+                maps: MapRenderer? = nil, mapBudget: Duration = .seconds(3), addressLater: Bool = false) {
         self.outbox = outbox
         self.renderer = renderer
         self.lookup = lookup
-        self.lookupBudget = lookupBudget
+        self.account = account
+        self.maps = maps
+        self.mapBudget = mapBudget
+        self.addressLater = addressLater
     }
 
     /// - Parameters:
@@ -64,57 +64,28 @@ public struct LocationLogger: Sendable {
     /// - Parameter historyFix: the fix's row when it is in the history already (`enlog import
     ///   --notes`): the note is written on it instead of storing the fix again.
     public func log(_ fix: Fix, historyFix: Int64?, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
-        async let mapResult = makeMap(fix)
+        // 1. The address and the map, side by side; neither throws (what went wrong is kept).
+        async let address = address(of: fix)
+        async let map = map(of: fix)
         // A place the user named: the title names it, and naming it is the consent Evernote asks for placeName.
         let named = try await outbox.userPlaceName(latitude: fix.latitude, longitude: fix.longitude)
-        var addressProblem: String?
-        var place: Place?
-        if let lookup {
-            do {
-                place = try await withDeadline(lookupBudget) { try await lookup.place(for: fix) }
-            } catch {
-                addressProblem = (error as? any ENLogError)?.reason ?? "\(error)"
-            }
-        }
-        // While the map is drawn on another thread: the note rendered and validated around a
-        // stand-in of the map (a random hash, the map's size), so that when the picture comes
-        // only its hash is left to put in. A 32-hex-digit attribute value replaced by another
-        // leaves the document exactly as valid; anything else is rendered again below.
-        let standIn = maps.flatMap { $0.settings.style == .tiles ? MapReference.standIn(for: $0.settings) : nil }
-        let early = standIn.flatMap { standIn in
-            try? render(fix, place, map: standIn, entry: DiaryEntry(message: message, attachments: attachments),
-                        addressProblem: addressProblem, placeName: named)
-        }
-        var mapProblem: String?
-        var mapPending = false
-        var map: MapImage?
-        switch await mapResult {
-        case .success(let image):
-            map = image
-        case .failure(let error):
-            // .disabled: nothing wanted, nothing to say. Settings errors: no map, said once here.
-            if error != .disabled { mapProblem = error.reason }
-            mapPending = error.isRetryable
-        case nil:
-            break
-        }
-        // A file identical to the map is the map: one resource per hash in a note.
-        let files = attachments.filter { $0.hash != map?.md5 }
-        var draft: NoteDraft
-        if let early, let standIn, let map, files.count == attachments.count,
-           map.width == standIn.width, map.height == standIn.height {
-            (draft, addressProblem) = early
-            draft.content = draft.content.replacingOccurrences(of: standIn.hash, with: map.md5)
-        } else {
-            (draft, addressProblem) = try render(fix, place, map: map.map(MapReference.init),
-                                                 entry: DiaryEntry(message: message, attachments: files), addressProblem: addressProblem,
-                                                 placeName: named)
-        }
+        let (place, lookupProblem) = await address
+        let (image, mapProblem, mapPending) = await map
+
+        // 2. Rendered once (again without the address only when the address breaks the template).
+        let files = attachments.filter { $0.hash != image?.md5 }   // a file identical to the map is the map
+        var (draft, addressProblem) = try render(fix, place, map: image.map(MapReference.init),
+                                                 entry: DiaryEntry(message: message, attachments: files), placeName: named)
+        addressProblem = addressProblem ?? lookupProblem
         draft.account = account
         if let named { draft.placeName = named }
-        draft.resources = (map.map { [NoteResource(map: $0)] } ?? []) + files
+        draft.resources = (image.map { [NoteResource(map: $0)] } ?? []) + files
         draft.mapPending = mapPending
+
+        // 3. Evernote's limits, before anything is stored.
         try Attachments.checkNote(content: draft.content, resources: draft.resources)
+
+        // 4. One write.
         let note = if let historyFix {
             try await outbox.enqueue(note: draft, onFix: historyFix)
         } else {
@@ -124,37 +95,43 @@ public struct LocationLogger: Sendable {
         return Outcome(note: note, fix: fix, addressProblem: addressProblem, mapProblem: mapProblem, mapPending: mapPending)
     }
 
-    private func makeMap(_ fix: Fix) async -> Result<MapImage, MapError>? {
-        guard let maps else { return nil }
+    /// The fix's place, or why there is none now (nil: not asked).
+    private func address(of fix: Fix) async -> (Place?, problem: String?) {
+        guard let lookup else { return (nil, nil) }
         do {
-            return .success(try await maps.render(fix, budget: mapBudget))
+            return (try await lookup.place(for: fix), nil)
         } catch {
-            return .failure(error)
+            return (nil, (error as? any ENLogError)?.reason ?? "\(error)")
+        }
+    }
+
+    /// The fix's map, or why there is none now and whether sync makes it later.
+    private func map(of fix: Fix) async -> (MapImage?, problem: String?, pending: Bool) {
+        guard let maps else { return (nil, nil, false) }
+        do throws(MapError) {
+            return (try await maps.render(fix, budget: mapBudget), nil, false)
+        } catch {
+            return (nil, error.reason, error.isRetryable)
         }
     }
 
     /// The fix is the user's; the address is someone else's text. When the note renders without
-    /// the address, the address was at fault: keep the note, its address pending. When it does
-    /// not, the template is at fault, and that error is the one to report.
+    /// the address, the address was at fault: keep the note, its address pending, and say why.
+    /// When it does not, the template is at fault, and that error is the one to report.
     ///
     /// Without a geocoder (geocoding off) no address will come: the note is final with its
     /// coordinates alone, not "Address pending".
-    private func render(_ fix: Fix, _ place: Place?, map: MapReference?, entry: DiaryEntry, addressProblem: String?,
-                        placeName: String?) throws -> (NoteDraft, String?) {
+    private func render(_ fix: Fix, _ place: Place?, map: MapReference?, entry: DiaryEntry,
+                        placeName: String?) throws -> (NoteDraft, addressProblem: String?) {
         let pending = lookup != nil || addressLater
-        guard let place else {
-            return (try renderer.render(fix: fix, place: nil, map: map, entry: entry, addressPending: pending, placeName: placeName),
-                    addressProblem)
+        let withoutAddress = { () throws(NoteError) -> NoteDraft in
+            try renderer.render(fix: fix, place: nil, map: map, entry: entry, addressPending: pending, placeName: placeName)
         }
-        let withAddress = Result { () throws(NoteError) -> NoteDraft in
-            try renderer.render(fix: fix, place: place, map: map, entry: entry, placeName: placeName)
-        }
-        switch withAddress {
-        case .success(let draft):
-            return (draft, addressProblem)
-        case .failure(let error):
-            let draft = try renderer.render(fix: fix, place: nil, map: map, entry: entry, addressPending: pending, placeName: placeName)
-            return (draft, "the geocoder's answer could not be put in the note: \(error.reason)")
+        guard let place else { return (try withoutAddress(), nil) }
+        do {
+            return (try renderer.render(fix: fix, place: place, map: map, entry: entry, placeName: placeName), nil)
+        } catch {
+            return (try withoutAddress(), "the geocoder's answer could not be put in the note: \(error.reason)")
         }
     }
 }

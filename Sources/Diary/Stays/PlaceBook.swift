@@ -16,7 +16,7 @@ public struct PlaceBook: Sendable {
     /// The radius of a place a stay makes, metres.
     let newPlaceRadius: Double
     /// The geocoder names new places; nil: they stay unnamed (geocoding off).
-    let geocoder: GeocodedPlaces?
+    let geocoder: CachingGeocoder?
     /// Whether new places and names are kept in the outbox; false for an outbox the user cannot
     /// write: the known places are told, a new one is shown unkept (no id) and unnamed but for an
     /// import's own name.
@@ -25,7 +25,7 @@ public struct PlaceBook: Sendable {
     /// named on a later run, as a note's address is looked up later when offline.
     static let lookupsPerRun = 10
 
-    public init(outbox: OutboxStore, newPlaceRadius: Double, geocoder: GeocodedPlaces?, keeping: Bool = true) {
+    public init(outbox: OutboxStore, newPlaceRadius: Double, geocoder: CachingGeocoder?, keeping: Bool = true) {
         self.outbox = outbox
         self.newPlaceRadius = newPlaceRadius
         self.geocoder = keeping ? geocoder : nil
@@ -85,9 +85,8 @@ public struct PlaceBook: Sendable {
 
     /// The geocoder's most specific name for a place (a venue, else its street, else its
     /// district); nil offline, on any failure, or with no address: the place stays unnamed.
-    static func name(of place: PlaceRecord, geocoder: GeocodedPlaces) async -> String? {
-        guard let address = try? await geocoder.geocoder.address(latitude: place.latitude, longitude: place.longitude,
-                                                                 timeBudget: geocoder.budget) else { return nil }
+    static func name(of place: PlaceRecord, geocoder: CachingGeocoder) async -> String? {
+        guard let address = try? await geocoder.address(latitude: place.latitude, longitude: place.longitude) else { return nil }
         let name = address.placeName ?? address.streetLine ?? address.suburb ?? address.city
         return name.flatMap { $0.isEmpty ? nil : $0 }
     }

@@ -114,7 +114,7 @@ struct Import: AsyncParsableCommand, CarriesUndecodedArguments {
 }
 
 /// A file's report carried out of the import thread.
-struct ImportReport: @unchecked Sendable {
+struct ImportReport: Sendable {
     let report: HistoryImport.FileReport
     init(_ report: HistoryImport.FileReport) { self.report = report }
 }

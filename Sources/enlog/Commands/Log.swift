@@ -125,19 +125,17 @@ struct Log: AsyncParsableCommand, CarriesUndecodedArguments {
                 .map { ($0, $0.files) }
         }
         let words = try MessageInput(paragraphs: message, file: messageFile, edit: edit).read()
-        // The first location is taken before anything is opened, and its map started on another
-        // core: drawing it (tiles read, decoded, the PNG encoded) overlaps readying the template
-        // and the outbox, and rendering the note (see LocationLogger), which need no map yet.
-        let firstFix = try await sources.first?.source.currentFix()
-        if let firstFix { context.maps.begin(firstFix, budget: context.logMapBudget) }
-        _ = try context.noteRenderer()
+        // The location is taken before anything is opened: a fix that cannot be had leaves no outbox.
+        var located: [(fix: Fix, files: [NoteResource])] = []
+        for (source, files) in sources { located.append((try await source.currentFix(), files)) }
         let outbox = try context.outbox()
-        // Offline and without a network call: the stored account, if any, owns the note.
-        let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
-        let logger = try context.logger(outbox: outbox, accountKey: account, addressLater: noGeocode)
+        // Read once, offline: the stored account, if any, owns the note and uploads it below.
+        let credentials = try? Account.credentialStore().loadIfPresent()
+        let account = credentials.map { EvernoteAccount(credentials: $0) }
+        // fix → (address ∥ map) → rendered note → one outbox write: `LocationLogger.log`.
+        let logger = try context.logger(outbox: outbox, accountKey: account?.accountKey, addressLater: noGeocode)
         var outcomes: [LocationLogger.Outcome] = []
-        for (index, (source, files)) in sources.enumerated() {
-            let fix = if index == 0, let firstFix { firstFix } else { try await source.currentFix() }
+        for (fix, files) in located {
             outcomes.append(try await logger.log(fix, historyFix: nil, message: words, attachments: files))
         }
         do {
@@ -147,7 +145,9 @@ struct Log: AsyncParsableCommand, CarriesUndecodedArguments {
             // again would store them twice.
             throw StoredButNotPrinted(ids: outcomes.map { $0.note.id! }, error: error)
         }
-        if !noSync, let last = outcomes.last { await uploadOpportunistically(context: context, outbox: outbox, logged: last.note.id!) }
+        if !noSync, let account, let last = outcomes.last {
+            await uploadOpportunistically(context: context, outbox: outbox, account: account, logged: last.note.id!)
+        }
     }
 
     private func report(_ outcomes: [LocationLogger.Outcome]) throws {
@@ -168,12 +168,11 @@ struct Log: AsyncParsableCommand, CarriesUndecodedArguments {
         }
     }
 
-    /// After the note is stored and reported: if signed in and the network is there, upload a few
+    /// After the note is stored and reported, signed in: if the network is there, upload a few
     /// queued notes within a bounded time. Whatever happens, the logged note stays logged and
     /// `log` succeeds; the next `enlog sync` does the rest. What went wrong is one line on stderr.
-    private func uploadOpportunistically(context: RunContext, outbox: OutboxStore, logged: Int64) async {
-        guard let credentials = try? Account.credentialStore().loadIfPresent() else { return }
-        let session = SyncSession(context: context, outbox: outbox, account: EvernoteAccount(credentials: credentials))
+    private func uploadOpportunistically(context: RunContext, outbox: OutboxStore, account: EvernoteAccount, logged: Int64) async {
+        let session = SyncSession(context: context, outbox: outbox, account: account)
         let queued = "note \(logged) stays queued, run `enlog sync`"
         switch await session.runOpportunistically(loggedNote: logged) {
         case .skipped:

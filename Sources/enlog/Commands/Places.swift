@@ -122,6 +122,6 @@ extension PlaceBook {
             Terminal.standardError("enlog: the outbox cannot be written here: places it does not know yet are shown unnamed and not kept")
         }
         self.init(outbox: outbox, newPlaceRadius: detector.radius * 2,
-                  geocoder: GeocodedPlaces.ifEnabled(config: context.config, outbox: outbox), keeping: keeping)
+                  geocoder: CachingGeocoder.ifEnabled(config: context.config, outbox: outbox), keeping: keeping)
     }
 }

@@ -19,7 +19,15 @@ final class OutboxStoreTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory()
-        store = try OutboxStore(path: directory.path("nested/deeper/outbox.sqlite"))
+        // In memory where the file is not the point; the tests of the file open it (`onFile`).
+        store = try OutboxStore(DatabaseQueue())
+    }
+
+    /// The store on a file, for the tests about the file itself.
+    func onFile() throws -> String {
+        let path = directory.path("nested/deeper/outbox.sqlite")
+        store = try OutboxStore(path: path)
+        return path
     }
 
     override func tearDown() {
@@ -47,7 +55,7 @@ final class OutboxStoreTests: XCTestCase {
     // MARK: Schema
 
     func testMigratesFromEmptyAndReopens() async throws {
-        let path = directory.path("nested/deeper/outbox.sqlite")
+        let path = try onFile()
         XCTAssertTrue(FileManager.default.fileExists(atPath: path), "parent directories created")
         try await store.databaseWriter.read { db in
             XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"), ["v1", "v2-geocode-cache", "sync-v1", "sync-v2", "v3-geocode-slot-clock", "v4-resources", "v5-digests", "v6-diary", "v7-enex-export", "v8-history-import", "v9-places", "day-zones-v1", "day-names-place-sources", "day-moves-v1"])
@@ -75,13 +83,34 @@ final class OutboxStoreTests: XCTestCase {
     }
 
     func testRefusesSchemaFromNewerVersion() async throws {
-        let path = directory.path("nested/deeper/outbox.sqlite")
+        let path = try onFile()
         try await store.databaseWriter.write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')")
         }
         store = nil
         XCTAssertThrowsError(try OutboxStore(path: path)) { error in
             XCTAssertEqual(error as? OutboxError, .newerSchema(path: path))
+        }
+    }
+
+    /// A database the caller opened (GRDB's `AppDatabase` way): set up as an outbox, and refused
+    /// when it is another program's, as a file would be.
+    func testAnOutboxOnADatabaseTheCallerOpened() async throws {
+        let queue = try DatabaseQueue()
+        let inMemory = try OutboxStore(queue)
+        let note = try await inMemory.enqueue(fix: try sampleFix(), note: draft())
+        let stored = try await inMemory.note(id: note.id!)
+        XCTAssertEqual(stored.title, "Marienplatz")
+        let stamp = try await queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") }
+        XCTAssertEqual(stamp, OutboxIdentity.applicationID)
+        // Opened again on the same database: already set up, nothing lost.
+        let again = try await OutboxStore(queue).counts()
+        XCTAssertEqual(again[.pending], 1)
+
+        let foreign = try DatabaseQueue()
+        try await foreign.write { db in try db.execute(sql: "CREATE TABLE recipes (name TEXT)") }
+        XCTAssertThrowsError(try OutboxStore(foreign)) { error in
+            guard case .foreign = error as? OutboxError else { return XCTFail("\(error)") }
         }
     }
 
@@ -272,6 +301,7 @@ final class OutboxStoreTests: XCTestCase {
 
     /// With a million notes, enqueue and "next pending" cost what they cost on an empty outbox.
     func testStaysFlatAtAMillionNotes() async throws {
+        _ = try onFile()   // one fsync per commit: the file's cost is the point
         let rows = 1_000_000
         let started = Date()
         try await store.databaseWriter.write { db in

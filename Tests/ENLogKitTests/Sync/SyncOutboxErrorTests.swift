@@ -71,18 +71,16 @@ final class SyncOutboxErrorTests: XCTestCase {
         XCTAssertEqual(synced.state, .synced)
     }
 
-    func testTheGeocodeCacheOnALockedOutboxReportsTheOutboxLocked() throws {
+    func testTheGeocodeCacheOnALockedOutboxReportsTheOutboxLocked() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("outbox.sqlite")
         let cache = GeocodeCache(outbox: try OutboxStore(path: path, busyTimeout: 0.2))
         let lock = try WriteLock(path: path)
         defer { try? lock.release() }
         let key = cache.key(latitude: 35.6812, longitude: 139.7671, language: "en")
-        XCTAssertThrowsError(try cache.store([0x7b, 0x7d], for: key)) { error in
-            XCTAssertEqual(error as? OutboxError, .locked(path: path, waited: 0.2), "\(error)")
-        }
-        XCTAssertThrowsError(try cache.reserveRequestSlot(minimumInterval: 1, latestStart: Date().addingTimeInterval(10))) { error in
-            XCTAssertEqual(error as? OutboxError, .locked(path: path, waited: 0.2), "\(error)")
+        await assertThrows(OutboxError.locked(path: path, waited: 0.2)) { try await cache.store([0x7b, 0x7d], for: key) }
+        await assertThrows(OutboxError.locked(path: path, waited: 0.2)) {
+            try await cache.reserveRequestSlot(minimumInterval: 1, latestStart: Date().addingTimeInterval(10))
         }
     }
 }

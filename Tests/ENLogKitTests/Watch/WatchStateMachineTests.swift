@@ -112,7 +112,7 @@ struct WatchStateMachineTests {
         case .writeDigest: "write digest"
         case .countPending(.syncIfPending(let trigger)): "count pending, then sync if pending (\(trigger.rawValue))"
         case .countPending(.sync(let trigger)): "count pending, then sync (\(trigger.rawValue))"
-        case .countPending(.syncAgainOrRetry(let after)): "count pending, then sync again or retry" + (after.map { " in \($0) s" } ?? " never")
+        case .countPending(.syncAgainOrRetry(let after, _)): "count pending, then sync again or retry" + (after.map { " in \($0) s" } ?? " never")
         case .countPending(.reportStopped): "count pending, then report stopped"
         case .reload: "reload"
         case .stopInputs: "stop inputs"
@@ -173,7 +173,7 @@ struct WatchStateMachineTests {
     @Test func aNoteWhileASyncRunsRequestsOneMoreSyncAfterIt() {
         let driver = Driver(Machine(settings: Machine.Settings()), pending: 1)
         _ = driver.start()
-        #expect(driver.machine.syncRunning)
+        #expect(driver.machine.uploading.isRunning)
         let fix = Self.fix(north: 0, at: 0)
         #expect(driver.send(.gpsd(.accepted(fix))) == [
             "log note (first place)", "report noted", "count pending, then sync (note)",
@@ -192,7 +192,7 @@ struct WatchStateMachineTests {
             "notify STATUS=last note 1 at \(Self.iso(fix.timestamp)); 0 pending",
             "unsubscribe network", "report network-watch",
         ])
-        #expect(!driver.machine.syncRunning)
+        #expect(driver.machine.uploading == .idle(failures: 0))
     }
 
     @Test func aStaleTimerGenerationDoesNothing() {
@@ -263,7 +263,7 @@ struct WatchStateMachineTests {
         // Neither a settled network nor a digest uploads now.
         _ = driver.send(.network(NetworkEvents.Change(kinds: ["newaddr"])))
         #expect(driver.fire(.networkSettled) == [])
-        #expect(driver.machine.syncStopped == "not signed in")
+        #expect(driver.machine.uploading == .stopped(reason: "not signed in", failures: 0))
         // SIGHUP (after `auth login`) does.
         #expect(driver.send(.signal(SIGHUP)) == ["reload", "report reloaded", "sync reload"])
         #expect(driver.send(.syncFinished(.notSignedIn)).contains("report sync-waits"))
@@ -307,7 +307,7 @@ struct WatchStateMachineTests {
         let driver = Driver(Machine(settings: Machine.Settings(track: TrackThresholds())))
         _ = driver.start()
         _ = driver.send(.gpsd(.accepted(Self.fix(north: 0, at: 0))))
-        #expect(driver.machine.syncRunning)
+        #expect(driver.machine.uploading.isRunning)
         // 100 m on after 30 s: too soon for a note, far enough for the track.
         #expect(driver.send(.gpsd(.accepted(Self.fix(north: 100, at: 30)))) == [
             "report fix", "report track", "schedule trackWrite after 120.0 seconds",

@@ -18,6 +18,8 @@ package struct JSONPath {
 /// The keys one reader cares about, numbered in the order given. Keys are compared as bytes so no
 /// key of a multi-gigabyte file ever becomes a `String`; the table is flat memory, written once, so
 /// a lookup touches no reference count.
+/// `@unchecked`: its buffers are raw pointers, written only in `init` and read-only after it, so
+/// the import's reader threads may share one table.
 package final class JSONKeyTable: @unchecked Sendable {
     package static let unknown: Int32 = -1
     /// All keys' bytes, one after another.

@@ -46,25 +46,32 @@ final class GeocodeCacheTests: XCTestCase {
         XCTAssertEqual(coarse.key(latitude: 48.8606, longitude: 2.3376, language: "fr").latitudeText, "48.86")
     }
 
-    func testHitMissAndTimeToLive() throws {
+    func testHitMissAndTimeToLive() async throws {
         let database = try TemporaryDatabase()
         let cache = GeocodeCache(outbox: try database.openOutbox(), timeToLive: 3600)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let key = cache.key(latitude: 48.8606, longitude: 2.3389, language: "fr")
-        XCTAssertNil(try cache.entry(for: key, now: start))
+        let missing = try await cache.entry(for: key, now: start)
+        XCTAssertNil(missing)
         let reply = try GeocodingFixtures.bytes("fr_paris_rivoli.json")
-        try cache.store(reply, for: key, fetchedAt: start)
+        try await cache.store(reply, for: key, fetchedAt: start)
 
-        let fresh = try XCTUnwrap(cache.entry(for: key, now: start.addingTimeInterval(3599)))
+        let freshEntry = try await cache.entry(for: key, now: start.addingTimeInterval(3599))
+        let fresh = try XCTUnwrap(freshEntry)
         XCTAssertEqual(fresh.reply, reply)
         XCTAssertFalse(fresh.isStale)
         XCTAssertEqual(fresh.fetchedAt.timeIntervalSince1970, start.timeIntervalSince1970, accuracy: 0.001)
-        XCTAssertTrue(try XCTUnwrap(cache.entry(for: key, now: start.addingTimeInterval(3601))).isStale)
-        XCTAssertNil(try cache.entry(for: cache.key(latitude: 48.8606, longitude: 2.3389, language: "en"), now: start))
+        let stale = try await cache.entry(for: key, now: start.addingTimeInterval(3601))
+        XCTAssertEqual(stale?.isStale, true)
+        let otherLanguage = try await cache.entry(for: cache.key(latitude: 48.8606, longitude: 2.3389, language: "en"), now: start)
+        XCTAssertNil(otherLanguage)
 
-        XCTAssertEqual(try cache.removeExpired(now: start.addingTimeInterval(1000)), 0)
-        XCTAssertEqual(try cache.removeExpired(now: start.addingTimeInterval(3601)), 1)
-        XCTAssertNil(try cache.entry(for: key, now: start))
+        let removedEarly = try await cache.removeExpired(now: start.addingTimeInterval(1000))
+        XCTAssertEqual(removedEarly, 0)
+        let removed = try await cache.removeExpired(now: start.addingTimeInterval(3601))
+        XCTAssertEqual(removed, 1)
+        let gone = try await cache.entry(for: key, now: start)
+        XCTAssertNil(gone)
     }
 
     func testCachingGeocoderAnswersFromTheCacheWithoutARequest() async throws {
@@ -80,14 +87,15 @@ final class GeocodeCacheTests: XCTestCase {
         await assertThrows(GeocodingError.unreachable("could not connect to 127.0.0.1:9")) {
             try await caching.address(latitude: 35.68119, longitude: 139.76641)
         }
-        XCTAssertNil(try caching.cachedAddress(latitude: 35.68119, longitude: 139.76641))
+        let nothingCached = try await caching.cachedAddress(latitude: 35.68119, longitude: 139.76641)
+        XCTAssertNil(nothingCached)
 
         let key = cache.key(latitude: 35.68119, longitude: 139.76641, language: "en")
-        try cache.store(GeocodingFixtures.bytes("jp_tokyo_marunouchi.json"), for: key, fetchedAt: clock.now)
+        try await cache.store(GeocodingFixtures.bytes("jp_tokyo_marunouchi.json"), for: key, fetchedAt: clock.now)
         let hit = try await caching.address(latitude: 35.68121, longitude: 139.76638)   // same cell
         XCTAssertEqual(hit.formatted, "Tokyo, Chiyoda, Marunouchi 1-chome")
-        XCTAssertEqual(try caching.cachedAddress(latitude: 35.68119, longitude: 139.76641)?.formatted,
-                       "Tokyo, Chiyoda, Marunouchi 1-chome")
+        let cached = try await caching.cachedAddress(latitude: 35.68119, longitude: 139.76641)
+        XCTAssertEqual(cached?.formatted, "Tokyo, Chiyoda, Marunouchi 1-chome")
 
         // Stale, and the service unreachable: the stale answer is better than none.
         clock.advance(7200)
@@ -102,40 +110,40 @@ final class GeocodeCacheTests: XCTestCase {
             configuration: NominatimConfiguration(baseURL: "http://127.0.0.1:9", language: "", contact: "x"),
             store: cache)
         let caching = CachingGeocoder(cache: cache, geocoder: geocoder)
-        try cache.store(GeocodingFixtures.bytes("sea_unable_to_geocode.json"),
+        try await cache.store(GeocodingFixtures.bytes("sea_unable_to_geocode.json"),
                         for: cache.key(latitude: 0, longitude: 0, language: ""))
         await assertThrows(GeocodingError.noAddress) { try await caching.address(latitude: 0.00001, longitude: -0.00001) }
     }
 
-    func testSlotReservationSpacesRequestsAndFailsFastBeyondTheBudget() throws {
+    func testSlotReservationSpacesRequestsAndFailsFastBeyondTheBudget() async throws {
         let database = try TemporaryDatabase()
         let first = GeocodeCache(outbox: try database.openOutbox())
         let second = GeocodeCache(outbox: try database.openOutbox())   // as another process would
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let slot1 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3), clock: { now })
+        let slot1 = try await first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3), clock: { now })
         XCTAssertEqual(slot1, now)
-        let slot2 = try second.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3),
+        let slot2 = try await second.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(3),
                                                   clock: { now.addingTimeInterval(0.25) })
         XCTAssertEqual(slot2.timeIntervalSince(now), 1, accuracy: 0.0001)
-        XCTAssertThrowsError(try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(1.5),
-                                                          clock: { now.addingTimeInterval(0.5) })) {
-            XCTAssertEqual($0 as? GeocodingError, .rateLimited(waitSeconds: 1.5))
+        await assertThrows(GeocodingError.rateLimited(waitSeconds: 1.5)) {
+            try await first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(1.5),
+                                               clock: { now.addingTimeInterval(0.5) })
         }
         // The refused call reserved nothing: the next slot is still 2 s.
-        let slot3 = try first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(5),
+        let slot3 = try await first.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(5),
                                                  clock: { now.addingTimeInterval(0.5) })
         XCTAssertEqual(slot3.timeIntervalSince(now), 2, accuracy: 0.0001)
     }
 
     /// Issue 9: the third and later processes queued at once used to see a slot "more than one
     /// interval ahead", take it for a clock set back, and go at once. Any number of them queue.
-    func testEveryProcessQueuedAtOnceGetsItsOwnSlot() throws {
+    func testEveryProcessQueuedAtOnceGetsItsOwnSlot() async throws {
         let database = try TemporaryDatabase()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         var slots: [TimeInterval] = []
         for index in 0..<12 {
             let process = GeocodeCache(outbox: try database.openOutbox())
-            let slot = try process.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(60),
+            let slot = try await process.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(60),
                                                       clock: { now.addingTimeInterval(Double(index) * 0.01) })
             slots.append(slot.timeIntervalSince(now))
         }
@@ -144,23 +152,24 @@ final class GeocodeCacheTests: XCTestCase {
 
     /// A clock set back an hour neither blocks requests for an hour nor lets one go early: the
     /// slot still pending keeps its distance, carried over to the new clock.
-    func testAClockSetBackKeepsThePendingSlotsDistance() throws {
+    func testAClockSetBackKeepsThePendingSlotsDistance() async throws {
         let database = try TemporaryDatabase()
         let cache = GeocodeCache(outbox: try database.openOutbox())
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        _ = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })
-        let ahead = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })
+        _ = try await cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })
+        let ahead = try await cache.reserveRequestSlot(minimumInterval: 1, latestStart: now.addingTimeInterval(10), clock: { now })
         XCTAssertEqual(ahead.timeIntervalSince(now), 1, accuracy: 0.0001)
         let back = now.addingTimeInterval(-3600)
-        let afterSetBack = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: back.addingTimeInterval(10), clock: { back })
+        let afterSetBack = try await cache.reserveRequestSlot(minimumInterval: 1, latestStart: back.addingTimeInterval(10), clock: { back })
         XCTAssertEqual(afterSetBack.timeIntervalSince(back), 2, accuracy: 0.0001,
                        "one interval after the slot still pending 1 s ahead, on the new clock")
         // Set back with nothing pending (the last slot long past on the old clock): at once.
         let later = back.addingTimeInterval(100)
-        _ = try cache.reserveRequestSlot(minimumInterval: 1, latestStart: later.addingTimeInterval(10), clock: { later })
+        _ = try await cache.reserveRequestSlot(minimumInterval: 1, latestStart: later.addingTimeInterval(10), clock: { later })
         let wayBack = later.addingTimeInterval(-86_400)
-        XCTAssertEqual(try cache.reserveRequestSlot(minimumInterval: 1, latestStart: wayBack.addingTimeInterval(3), clock: { wayBack }),
-                       wayBack.addingTimeInterval(1))
+        let afterWayBack = try await cache.reserveRequestSlot(minimumInterval: 1, latestStart: wayBack.addingTimeInterval(3),
+                                                              clock: { wayBack })
+        XCTAssertEqual(afterWayBack, wayBack.addingTimeInterval(1))
     }
 
     func testRequestSlotArithmetic() {
@@ -182,8 +191,8 @@ extension GeocodeCacheTests {
                                ("http://[::1]:8080", .zero), ("https://nominatim.openstreetmap.org", .milliseconds(1100)),
                                ("https://nominatim.example.org", .milliseconds(1100))] {
             let config = try Config(path: nil, environment: ["ENLOG_GEOCODING_URL": url, "HOME": directory.url.path])
-            let places = GeocodedPlaces(config: config, outbox: outbox)
-            XCTAssertEqual(places.geocoder.geocoder.configuration.minimumInterval, spacing, url)
+            let places = CachingGeocoder(config: config, outbox: outbox)
+            XCTAssertEqual(places.geocoder.configuration.minimumInterval, spacing, url)
         }
     }
 }

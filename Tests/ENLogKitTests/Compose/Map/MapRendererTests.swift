@@ -49,23 +49,6 @@ final class MapRendererTests: TileServerTestCase {
         XCTAssertEqual(log.requests.count, tiles, "no request after the first map")
     }
 
-    /// `enlog log` begins the map before it opens the outbox; the logger's render then collects
-    /// that map instead of drawing another.
-    func testABegunMapIsCollectedNotDrawnAgain() async throws {
-        let renderer = MapRenderer(settings: .local(server, cache: nil))
-        let fix = try Fix(latitude: tokyo.latitude, longitude: tokyo.longitude, horizontalAccuracy: 25,
-                      timestamp: Date(), source: .manual)
-        renderer.begin(fix)
-        let collected = try await renderer.render(fix)
-        XCTAssertEqual(collected.statistics.downloaded, expectedTiles())
-        let requests = try await server.log().requests.count
-        XCTAssertEqual(requests, expectedTiles(), "one drawing, not two")
-        // Collected once: the next render of that fix draws (its tiles from memory), the same picture.
-        let drawn = try await renderer.render(fix)
-        XCTAssertEqual(drawn.statistics.fromMemory, expectedTiles())
-        XCTAssertEqual(drawn.png, collected.png)
-    }
-
     func testMemoryCacheAloneServesTheSecondMapWhenTheDiskCacheIsOff() async throws {
         let renderer = MapRenderer(settings: .local(server, cache: nil))
         _ = try await renderer.render(latitude: tokyo.latitude, longitude: tokyo.longitude)
