@@ -68,125 +68,57 @@ extension EDAM {
 // MARK: - Codec
 
 extension EDAM.Notebook: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): guid = try r.readString()
-            case (2, .string): name = try r.readString()
-            case (5, .i32): updateSequenceNum = try r.readI32()
-            case (6, .bool): defaultNotebook = try r.readBool()
-            case (7, .i64): serviceCreated = try r.readI64()
-            case (8, .i64): serviceUpdated = try r.readI64()
-            case (12, .string): stack = try r.readString()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, guid)
-        w.writeField(2, name)
-        w.writeField(5, updateSequenceNum)
-        w.writeField(6, defaultNotebook)
-        w.writeField(7, serviceCreated)
-        w.writeField(8, serviceUpdated)
-        w.writeField(12, stack)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "Notebook"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "guid", \.guid),
+        .init(2, "name", \.name),
+        .init(5, "updateSequenceNum", \.updateSequenceNum),
+        .init(6, "defaultNotebook", \.defaultNotebook),
+        .init(7, "serviceCreated", \.serviceCreated),
+        .init(8, "serviceUpdated", \.serviceUpdated),
+        .init(12, "stack", \.stack),
+    ]
 }
 
 extension EDAM.Tag: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): guid = try r.readString()
-            case (2, .string): name = try r.readString()
-            case (3, .string): parentGuid = try r.readString()
-            case (4, .i32): updateSequenceNum = try r.readI32()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, guid)
-        w.writeField(2, name)
-        w.writeField(3, parentGuid)
-        w.writeField(4, updateSequenceNum)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "Tag"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "guid", \.guid),
+        .init(2, "name", \.name),
+        .init(3, "parentGuid", \.parentGuid),
+        .init(4, "updateSequenceNum", \.updateSequenceNum),
+    ]
 }
 
 extension EDAM.User: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .i32): id = try r.readI32()
-            case (2, .string): username = try r.readString()
-            case (3, .string): email = try r.readString()
-            case (4, .string): name = try r.readString()
-            case (6, .string): timezone = try r.readString()
-            case (7, .i32): privilege = try r.readI32()
-            case (21, .i32): serviceLevel = try r.readI32()
-            case (9, .i64): created = try r.readI64()
-            case (10, .i64): updated = try r.readI64()
-            case (13, .bool): active = try r.readBool()
-            case (14, .string): shardId = try r.readString()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, id)
-        w.writeField(2, username)
-        w.writeField(3, email)
-        w.writeField(4, name)
-        w.writeField(6, timezone)
-        w.writeField(7, privilege)
-        w.writeField(9, created)
-        w.writeField(10, updated)
-        w.writeField(13, active)
-        w.writeField(14, shardId)
-        w.writeField(21, serviceLevel)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "User"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "id", \.id),
+        .init(2, "username", \.username),
+        .init(3, "email", \.email),
+        .init(4, "name", \.name),
+        .init(6, "timezone", \.timezone),
+        .init(7, "privilege", \.privilege),
+        .init(9, "created", \.created),
+        .init(10, "updated", \.updated),
+        .init(13, "active", \.active),
+        .init(14, "shardId", \.shardId),
+        .init(21, "serviceLevel", \.serviceLevel),
+    ]
 }
 
 extension EDAM.UserUrls: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): noteStoreUrl = try r.readString()
-            case (2, .string): webApiUrlPrefix = try r.readString()
-            case (3, .string): userStoreUrl = try r.readString()
-            case (4, .string): utilityUrl = try r.readString()
-            case (5, .string): messageStoreUrl = try r.readString()
-            case (6, .string): userWebSocketUrl = try r.readString()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, noteStoreUrl)
-        w.writeField(2, webApiUrlPrefix)
-        w.writeField(3, userStoreUrl)
-        w.writeField(4, utilityUrl)
-        w.writeField(5, messageStoreUrl)
-        w.writeField(6, userWebSocketUrl)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "UserUrls"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "noteStoreUrl", \.noteStoreUrl),
+        .init(2, "webApiUrlPrefix", \.webApiUrlPrefix),
+        .init(3, "userStoreUrl", \.userStoreUrl),
+        .init(4, "utilityUrl", \.utilityUrl),
+        .init(5, "messageStoreUrl", \.messageStoreUrl),
+        .init(6, "userWebSocketUrl", \.userWebSocketUrl),
+    ]
 }

@@ -116,94 +116,46 @@ public struct ThriftApplicationException: Sendable, Hashable {
 // MARK: - Codec
 
 extension EDAM.UserException: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        var code: Int32?
-        var parameter: String?
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .i32): code = try r.readI32()
-            case (2, .string): parameter = try r.readString()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-        guard let code else { throw .missingRequiredField(structName: "EDAMUserException", field: "errorCode") }
-        self.init(errorCode: EDAM.ErrorCode(rawValue: code), parameter: parameter)
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, errorCode.rawValue)
-        w.writeField(2, parameter)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "EDAMUserException"
+    public static var decodingStart: Self { Self(errorCode: EDAM.ErrorCode(rawValue: 0)) }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "errorCode", required: \.errorCode),
+        .init(2, "parameter", \.parameter),
+    ]
 }
 
 extension EDAM.SystemException: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        var code: Int32?
-        var message: String?
-        var duration: Int32?
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .i32): code = try r.readI32()
-            case (2, .string): message = try r.readString()
-            case (3, .i32): duration = try r.readI32()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-        guard let code else { throw .missingRequiredField(structName: "EDAMSystemException", field: "errorCode") }
-        self.init(errorCode: EDAM.ErrorCode(rawValue: code), message: message, rateLimitDuration: duration)
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, errorCode.rawValue)
-        w.writeField(2, message)
-        w.writeField(3, rateLimitDuration)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "EDAMSystemException"
+    public static var decodingStart: Self { Self(errorCode: EDAM.ErrorCode(rawValue: 0)) }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "errorCode", required: \.errorCode),
+        .init(2, "message", \.message),
+        .init(3, "rateLimitDuration", \.rateLimitDuration),
+    ]
 }
 
 extension EDAM.NotFoundException: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): identifier = try r.readString()
-            case (2, .string): key = try r.readString()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, identifier)
-        w.writeField(2, key)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "EDAMNotFoundException"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "identifier", \.identifier),
+        .init(2, "key", \.key),
+    ]
 }
 
 extension ThriftApplicationException: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): message = try r.readString()
-            case (2, .i32): type = try r.readI32()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
+    public static let thriftName = "TApplicationException"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "message", \.message),
+        .init(2, "type", \.type),
+    ]
+}
 
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, message)
-        w.writeField(2, type)
-        w.writeFieldStop()
-    }
+/// On the wire an `EDAMErrorCode` is its i32; a code newer than our IDL still reads.
+extension EDAM.ErrorCode: ThriftValue {
+    public static var thriftType: ThriftType { .i32 }
+    public static var idlType: String { "i32" }
+    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self.init(rawValue: try reader.readI32()) }
+    public func write(to writer: inout ThriftBinaryWriter) { writer.writeI32(rawValue) }
 }

@@ -140,235 +140,109 @@ extension EDAM {
 // MARK: - Codec
 
 extension EDAM.LazyMap: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .set): keysOnly = try r.readStringSet()
-            case (2, .map): fullMap = try r.readStringMap()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, keysOnly)
-        w.writeField(2, fullMap)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "LazyMap"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "keysOnly", \.keysOnly),
+        .init(2, "fullMap", \.fullMap),
+    ]
 }
 
 extension EDAM.Data: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): bodyHash = try r.readBinary()
-            case (2, .i32): size = try r.readI32()
-            case (3, .string): body = try r.readBinary()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, binary: bodyHash)
-        w.writeField(2, size)
-        w.writeField(3, binary: body)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "Data"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "bodyHash", binary: \.bodyHash),
+        .init(2, "size", \.size),
+        .init(3, "body", binary: \.body),
+    ]
 }
 
 extension EDAM.ResourceAttributes: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): sourceURL = try r.readString()
-            case (2, .i64): timestamp = try r.readI64()
-            case (3, .double): latitude = try r.readDouble()
-            case (4, .double): longitude = try r.readDouble()
-            case (5, .double): altitude = try r.readDouble()
-            case (6, .string): cameraMake = try r.readString()
-            case (7, .string): cameraModel = try r.readString()
-            case (8, .bool): clientWillIndex = try r.readBool()
-            case (9, .string): recoType = try r.readString()
-            case (10, .string): fileName = try r.readString()
-            case (11, .bool): attachment = try r.readBool()
-            case (12, .struct): applicationData = try r.readStruct()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, sourceURL)
-        w.writeField(2, timestamp)
-        w.writeField(3, latitude)
-        w.writeField(4, longitude)
-        w.writeField(5, altitude)
-        w.writeField(6, cameraMake)
-        w.writeField(7, cameraModel)
-        w.writeField(8, clientWillIndex)
-        w.writeField(9, recoType)
-        w.writeField(10, fileName)
-        w.writeField(11, attachment)
-        w.writeField(12, applicationData)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "ResourceAttributes"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "sourceURL", \.sourceURL),
+        .init(2, "timestamp", \.timestamp),
+        .init(3, "latitude", \.latitude),
+        .init(4, "longitude", \.longitude),
+        .init(5, "altitude", \.altitude),
+        .init(6, "cameraMake", \.cameraMake),
+        .init(7, "cameraModel", \.cameraModel),
+        .init(8, "clientWillIndex", \.clientWillIndex),
+        .init(9, "recoType", \.recoType),
+        .init(10, "fileName", \.fileName),
+        .init(11, "attachment", \.attachment),
+        .init(12, "applicationData", \.applicationData),
+    ]
 }
 
 extension EDAM.Resource: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): guid = try r.readString()
-            case (2, .string): noteGuid = try r.readString()
-            case (3, .struct): data = try r.readStruct()
-            case (4, .string): mime = try r.readString()
-            case (5, .i16): width = try r.readI16()
-            case (6, .i16): height = try r.readI16()
-            case (7, .i16): duration = try r.readI16()
-            case (8, .bool): active = try r.readBool()
-            case (9, .struct): recognition = try r.readStruct()
-            case (11, .struct): attributes = try r.readStruct()
-            case (12, .i32): updateSequenceNum = try r.readI32()
-            case (13, .struct): alternateData = try r.readStruct()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, guid)
-        w.writeField(2, noteGuid)
-        w.writeField(3, data)
-        w.writeField(4, mime)
-        w.writeField(5, width)
-        w.writeField(6, height)
-        w.writeField(7, duration)
-        w.writeField(8, active)
-        w.writeField(9, recognition)
-        w.writeField(11, attributes)
-        w.writeField(12, updateSequenceNum)
-        w.writeField(13, alternateData)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "Resource"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "guid", \.guid),
+        .init(2, "noteGuid", \.noteGuid),
+        .init(3, "data", \.data),
+        .init(4, "mime", \.mime),
+        .init(5, "width", \.width),
+        .init(6, "height", \.height),
+        .init(7, "duration", \.duration),
+        .init(8, "active", \.active),
+        .init(9, "recognition", \.recognition),
+        .init(11, "attributes", \.attributes),
+        .init(12, "updateSequenceNum", \.updateSequenceNum),
+        .init(13, "alternateData", \.alternateData),
+    ]
 }
 
 extension EDAM.NoteAttributes: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .i64): subjectDate = try r.readI64()
-            case (10, .double): latitude = try r.readDouble()
-            case (11, .double): longitude = try r.readDouble()
-            case (12, .double): altitude = try r.readDouble()
-            case (13, .string): author = try r.readString()
-            case (14, .string): source = try r.readString()
-            case (15, .string): sourceURL = try r.readString()
-            case (16, .string): sourceApplication = try r.readString()
-            case (17, .i64): shareDate = try r.readI64()
-            case (18, .i64): reminderOrder = try r.readI64()
-            case (19, .i64): reminderDoneTime = try r.readI64()
-            case (20, .i64): reminderTime = try r.readI64()
-            case (21, .string): placeName = try r.readString()
-            case (22, .string): contentClass = try r.readString()
-            case (23, .struct): applicationData = try r.readStruct()
-            case (24, .string): lastEditedBy = try r.readString()
-            case (26, .map): classifications = try r.readStringMap()
-            case (27, .i32): creatorId = try r.readI32()
-            case (28, .i32): lastEditorId = try r.readI32()
-            case (29, .bool): sharedWithBusiness = try r.readBool()
-            case (30, .string): conflictSourceNoteGuid = try r.readString()
-            case (31, .i32): noteTitleQuality = try r.readI32()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, subjectDate)
-        w.writeField(10, latitude)
-        w.writeField(11, longitude)
-        w.writeField(12, altitude)
-        w.writeField(13, author)
-        w.writeField(14, source)
-        w.writeField(15, sourceURL)
-        w.writeField(16, sourceApplication)
-        w.writeField(17, shareDate)
-        w.writeField(18, reminderOrder)
-        w.writeField(19, reminderDoneTime)
-        w.writeField(20, reminderTime)
-        w.writeField(21, placeName)
-        w.writeField(22, contentClass)
-        w.writeField(23, applicationData)
-        w.writeField(24, lastEditedBy)
-        w.writeField(26, classifications)
-        w.writeField(27, creatorId)
-        w.writeField(28, lastEditorId)
-        w.writeField(29, sharedWithBusiness)
-        w.writeField(30, conflictSourceNoteGuid)
-        w.writeField(31, noteTitleQuality)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "NoteAttributes"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "subjectDate", \.subjectDate),
+        .init(10, "latitude", \.latitude),
+        .init(11, "longitude", \.longitude),
+        .init(12, "altitude", \.altitude),
+        .init(13, "author", \.author),
+        .init(14, "source", \.source),
+        .init(15, "sourceURL", \.sourceURL),
+        .init(16, "sourceApplication", \.sourceApplication),
+        .init(17, "shareDate", \.shareDate),
+        .init(18, "reminderOrder", \.reminderOrder),
+        .init(19, "reminderDoneTime", \.reminderDoneTime),
+        .init(20, "reminderTime", \.reminderTime),
+        .init(21, "placeName", \.placeName),
+        .init(22, "contentClass", \.contentClass),
+        .init(23, "applicationData", \.applicationData),
+        .init(24, "lastEditedBy", \.lastEditedBy),
+        .init(26, "classifications", \.classifications),
+        .init(27, "creatorId", \.creatorId),
+        .init(28, "lastEditorId", \.lastEditorId),
+        .init(29, "sharedWithBusiness", \.sharedWithBusiness),
+        .init(30, "conflictSourceNoteGuid", \.conflictSourceNoteGuid),
+        .init(31, "noteTitleQuality", \.noteTitleQuality),
+    ]
 }
 
 extension EDAM.Note: ThriftStruct {
-    public init(from r: inout ThriftBinaryReader) throws(ThriftError) {
-        self.init()
-        try r.readStructBegin()
-        while let field = try r.readFieldBegin() {
-            switch (field.id, field.type) {
-            case (1, .string): guid = try r.readString()
-            case (2, .string): title = try r.readString()
-            case (3, .string): content = try r.readString()
-            case (4, .string): contentHash = try r.readBinary()
-            case (5, .i32): contentLength = try r.readI32()
-            case (6, .i64): created = try r.readI64()
-            case (7, .i64): updated = try r.readI64()
-            case (8, .i64): deleted = try r.readI64()
-            case (9, .bool): active = try r.readBool()
-            case (10, .i32): updateSequenceNum = try r.readI32()
-            case (11, .string): notebookGuid = try r.readString()
-            case (12, .list): tagGuids = try r.readStringList()
-            case (13, .list): resources = try r.readStructList()
-            case (14, .struct): attributes = try r.readStruct()
-            case (15, .list): tagNames = try r.readStringList()
-            default: try r.skip(field.type)
-            }
-        }
-        r.readStructEnd()
-    }
-
-    public func write(to w: inout ThriftBinaryWriter) {
-        w.writeField(1, guid)
-        w.writeField(2, title)
-        w.writeField(3, content)
-        w.writeField(4, binary: contentHash)
-        w.writeField(5, contentLength)
-        w.writeField(6, created)
-        w.writeField(7, updated)
-        w.writeField(8, deleted)
-        w.writeField(9, active)
-        w.writeField(10, updateSequenceNum)
-        w.writeField(11, notebookGuid)
-        w.writeField(12, tagGuids)
-        w.writeField(13, resources)
-        w.writeField(14, attributes)
-        w.writeField(15, tagNames)
-        w.writeFieldStop()
-    }
+    public static let thriftName = "Note"
+    public static var decodingStart: Self { Self() }
+    public static let thriftFields: [ThriftField<Self>] = [
+        .init(1, "guid", \.guid),
+        .init(2, "title", \.title),
+        .init(3, "content", \.content),
+        .init(4, "contentHash", binary: \.contentHash),
+        .init(5, "contentLength", \.contentLength),
+        .init(6, "created", \.created),
+        .init(7, "updated", \.updated),
+        .init(8, "deleted", \.deleted),
+        .init(9, "active", \.active),
+        .init(10, "updateSequenceNum", \.updateSequenceNum),
+        .init(11, "notebookGuid", \.notebookGuid),
+        .init(12, "tagGuids", \.tagGuids),
+        .init(13, "resources", \.resources),
+        .init(14, "attributes", \.attributes),
+        .init(15, "tagNames", \.tagNames),
+    ]
 }

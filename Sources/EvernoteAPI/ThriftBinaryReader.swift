@@ -108,10 +108,6 @@ public struct ThriftBinaryReader: Sendable {
         leave()
     }
 
-    public mutating func readStruct<S: ThriftStruct>(_: S.Type = S.self) throws(ThriftError) -> S {
-        try S(from: &self)
-    }
-
     private mutating func enter() throws(ThriftError) {
         guard depth < limits.maxDepth else { throw .depthLimitExceeded(limit: limits.maxDepth) }
         depth += 1
@@ -216,7 +212,7 @@ public struct ThriftBinaryReader: Sendable {
         return count
     }
 
-    // MARK: Typed container helpers for the EDAM structs
+    // MARK: Lists
 
     public mutating func readList<T>(of elementType: ThriftType,
                                      _ element: (inout ThriftBinaryReader) throws(ThriftError) -> T) throws(ThriftError) -> [T] {
@@ -228,43 +224,6 @@ public struct ThriftBinaryReader: Sendable {
         result.reserveCapacity(header.count)
         for _ in 0..<header.count { result.append(try element(&self)) }
         readListEnd()
-        return result
-    }
-
-    public mutating func readStringList() throws(ThriftError) -> [String] {
-        try readList(of: .string) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readString() }
-    }
-
-    public mutating func readStructList<S: ThriftStruct>(_: S.Type = S.self) throws(ThriftError) -> [S] {
-        try readList(of: .struct) { (r: inout ThriftBinaryReader) throws(ThriftError) in try S(from: &r) }
-    }
-
-    public mutating func readI64List() throws(ThriftError) -> [Int64] {
-        try readList(of: .i64) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readI64() }
-    }
-
-    public mutating func readStringSet() throws(ThriftError) -> Set<String> {
-        let header = try readSetBegin()
-        guard header.count == 0 || header.elementType == .string else {
-            throw .unexpectedType(expected: .string, found: header.elementType)
-        }
-        var result = Set<String>(minimumCapacity: header.count)
-        for _ in 0..<header.count { result.insert(try readString()) }
-        readSetEnd()
-        return result
-    }
-
-    public mutating func readStringMap() throws(ThriftError) -> [String: String] {
-        let header = try readMapBegin()
-        guard header.count == 0 || (header.keyType == .string && header.valueType == .string) else {
-            throw .unexpectedType(expected: .string, found: header.keyType == .string ? header.valueType : header.keyType)
-        }
-        var result = [String: String](minimumCapacity: header.count)
-        for _ in 0..<header.count {
-            let key = try readString()
-            result[key] = try readString()
-        }
-        readMapEnd()
         return result
     }
 

@@ -12,33 +12,10 @@ package struct ThriftResultReader<Value>: Sendable {
     let read: @Sendable (inout ThriftBinaryReader) throws(ThriftError) -> Value
 }
 
-extension ThriftResultReader where Value: ThriftStruct {
-    package static var structure: ThriftResultReader<Value> {
-        ThriftResultReader(type: .struct) { (r: inout ThriftBinaryReader) throws(ThriftError) in try Value(from: &r) }
-    }
-}
-
-extension ThriftResultReader {
-    package static func list<S: ThriftStruct>(of _: S.Type) -> ThriftResultReader<[S]> {
-        ThriftResultReader<[S]>(type: .list) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readStructList(S.self) }
-    }
-}
-
-extension ThriftResultReader where Value == Bool {
-    package static var bool: ThriftResultReader<Bool> {
-        ThriftResultReader(type: .bool) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readBool() }
-    }
-}
-
-extension ThriftResultReader where Value == Int32 {
-    package static var int32: ThriftResultReader<Int32> {
-        ThriftResultReader(type: .i32) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readI32() }
-    }
-}
-
-extension ThriftResultReader where Value == String {
-    package static var string: ThriftResultReader<String> {
-        ThriftResultReader(type: .string) { (r: inout ThriftBinaryReader) throws(ThriftError) in try r.readString() }
+extension ThriftResultReader where Value: ThriftValue {
+    /// The result as its own type says: a struct, a list of them, a bool, an i32, a string.
+    package static var decoded: ThriftResultReader<Value> {
+        ThriftResultReader(type: Value.thriftType) { (r: inout ThriftBinaryReader) throws(ThriftError) in try Value(from: &r) }
     }
 }
 

@@ -80,25 +80,3 @@ public struct ThriftFieldHeader: Sendable, Hashable {
         self.id = id
     }
 }
-
-/// A Thrift struct that can put itself on the wire and be rebuilt from it. Decoding must skip
-/// unknown field ids (the service is free to send fields newer than our IDL) and reject a
-/// struct that lacks a `required` field.
-public protocol ThriftStruct: Sendable {
-    init(from reader: inout ThriftBinaryReader) throws(ThriftError)
-    func write(to writer: inout ThriftBinaryWriter)
-}
-
-extension ThriftStruct {
-    /// Encodes this struct alone (no message header), mostly for tests and golden bytes.
-    public func thriftEncoded() -> [UInt8] {
-        var writer = ThriftBinaryWriter()
-        write(to: &writer)
-        return writer.bytes
-    }
-
-    public init(thriftEncoded bytes: [UInt8], limits: ThriftReaderLimits = .default) throws(ThriftError) {
-        var reader = ThriftBinaryReader(bytes, limits: limits)
-        try self.init(from: &reader)
-    }
-}

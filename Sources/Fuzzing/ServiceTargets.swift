@@ -11,27 +11,27 @@ extension FuzzTarget {
     /// How the client decodes the reply to each call it makes (the reply's own name and seqid
     /// are taken, so that mutations reach the result instead of stopping at the header check).
     private static let replyDecoders: [String: @Sendable ([UInt8], Int32) throws -> Void] = [
-        "checkVersion": { _ = try ThriftRPC.decodeReply($0, method: "checkVersion", seqid: $1, result: .bool) },
-        "getUser": { _ = try ThriftRPC.decodeReply($0, method: "getUser", seqid: $1, result: .structure as ThriftResultReader<EDAM.User>) },
+        "checkVersion": { _ = try ThriftRPC.decodeReply($0, method: "checkVersion", seqid: $1, result: .decoded as ThriftResultReader<Bool>) },
+        "getUser": { _ = try ThriftRPC.decodeReply($0, method: "getUser", seqid: $1, result: .decoded as ThriftResultReader<EDAM.User>) },
         "getUserUrls": {
-            _ = try ThriftRPC.decodeReply($0, method: "getUserUrls", seqid: $1, result: .structure as ThriftResultReader<EDAM.UserUrls>)
+            _ = try ThriftRPC.decodeReply($0, method: "getUserUrls", seqid: $1, result: .decoded as ThriftResultReader<EDAM.UserUrls>)
         },
-        "listNotebooks": { _ = try ThriftRPC.decodeReply($0, method: "listNotebooks", seqid: $1, result: .list(of: EDAM.Notebook.self)) },
+        "listNotebooks": { _ = try ThriftRPC.decodeReply($0, method: "listNotebooks", seqid: $1, result: .decoded as ThriftResultReader<[EDAM.Notebook]>) },
         "getDefaultNotebook": {
-            _ = try ThriftRPC.decodeReply($0, method: "getDefaultNotebook", seqid: $1, result: .structure as ThriftResultReader<EDAM.Notebook>)
+            _ = try ThriftRPC.decodeReply($0, method: "getDefaultNotebook", seqid: $1, result: .decoded as ThriftResultReader<EDAM.Notebook>)
         },
         "createNotebook": {
-            _ = try ThriftRPC.decodeReply($0, method: "createNotebook", seqid: $1, result: .structure as ThriftResultReader<EDAM.Notebook>)
+            _ = try ThriftRPC.decodeReply($0, method: "createNotebook", seqid: $1, result: .decoded as ThriftResultReader<EDAM.Notebook>)
         },
-        "listTags": { _ = try ThriftRPC.decodeReply($0, method: "listTags", seqid: $1, result: .list(of: EDAM.Tag.self)) },
-        "createNote": { _ = try ThriftRPC.decodeReply($0, method: "createNote", seqid: $1, result: .structure as ThriftResultReader<EDAM.Note>) },
+        "listTags": { _ = try ThriftRPC.decodeReply($0, method: "listTags", seqid: $1, result: .decoded as ThriftResultReader<[EDAM.Tag]>) },
+        "createNote": { _ = try ThriftRPC.decodeReply($0, method: "createNote", seqid: $1, result: .decoded as ThriftResultReader<EDAM.Note>) },
         "findNotesMetadata": {
             _ = try ThriftRPC.decodeReply($0, method: "findNotesMetadata", seqid: $1,
-                                          result: .structure as ThriftResultReader<EDAM.NotesMetadataList>)
+                                          result: .decoded as ThriftResultReader<EDAM.NotesMetadataList>)
         },
-        "getNote": { _ = try ThriftRPC.decodeReply($0, method: "getNote", seqid: $1, result: .structure as ThriftResultReader<EDAM.Note>) },
-        "deleteNote": { _ = try ThriftRPC.decodeReply($0, method: "deleteNote", seqid: $1, result: .int32) },
-        "getNoteApplicationDataEntry": { _ = try ThriftRPC.decodeReply($0, method: "getNoteApplicationDataEntry", seqid: $1, result: .string) },
+        "getNote": { _ = try ThriftRPC.decodeReply($0, method: "getNote", seqid: $1, result: .decoded as ThriftResultReader<EDAM.Note>) },
+        "deleteNote": { _ = try ThriftRPC.decodeReply($0, method: "deleteNote", seqid: $1, result: .decoded as ThriftResultReader<Int32>) },
+        "getNoteApplicationDataEntry": { _ = try ThriftRPC.decodeReply($0, method: "getNoteApplicationDataEntry", seqid: $1, result: .decoded as ThriftResultReader<String>) },
     ]
 
     /// A reply from an Evernote server (a NoteStore or UserStore Thrift message), decoded as the

@@ -118,24 +118,23 @@ public struct ReachabilityAddress: Hashable, Sendable, CustomStringConvertible {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
-            let converted = inet_pton(AF_INET, host, &address.sin_addr)
-            precondition(converted == 1, "reachability: \(host) is not an IPv4 literal")
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            return withLiteral(in: address, at: \.sin_addr, family: AF_INET, body)
         case .ipv6:
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
-            let converted = inet_pton(AF_INET6, host, &address.sin6_addr)
-            precondition(converted == 1, "reachability: \(host) is not an IPv6 literal")
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    body($0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            return withLiteral(in: address, at: \.sin6_addr, family: AF_INET6, body)
+        }
+    }
+
+    /// `address` with the host literal parsed into its `field`, seen as a `sockaddr`.
+    private func withLiteral<Address, Field, R>(in address: Address, at field: WritableKeyPath<Address, Field>, family: Int32,
+                                                _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var address = address
+        let converted = withUnsafeMutablePointer(to: &address[keyPath: field]) { inet_pton(family, host, $0) }
+        precondition(converted == 1, "reachability: \(host) is not an IPv\(family == AF_INET ? 4 : 6) literal")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<Address>.size)) }
         }
     }
 

@@ -391,20 +391,9 @@ class Service(object):
         out = []
         for n in page:
             m = NSTypes.NoteMetadata(guid=n.guid)
-            if spec.includeTitle:
-                m.title = n.title
-            if spec.includeContentLength:
-                m.contentLength = n.contentLength
-            if spec.includeCreated:
-                m.created = n.created
-            if spec.includeUpdated:
-                m.updated = n.updated
-            if spec.includeUpdateSequenceNum:
-                m.updateSequenceNum = n.updateSequenceNum
-            if spec.includeNotebookGuid:
-                m.notebookGuid = n.notebookGuid
-            if spec.includeTagGuids:
-                m.tagGuids = n.tagGuids
+            for name in ("title", "contentLength", "created", "updated", "updateSequenceNum", "notebookGuid", "tagGuids"):
+                if getattr(spec, "include" + name[0].upper() + name[1:]):
+                    setattr(m, name, getattr(n, name))
             if spec.includeAttributes:
                 # Like the service: applicationData comes back as keysOnly in metadata.
                 m.attributes = copy.deepcopy(n.attributes)

@@ -23,12 +23,17 @@ package struct GPXHistoryReader: XMLHistoryReader {
     static let valueElements: Set<String> = ["time", "ele", "hdop", "speed", "course"]
 
     package let stream = XMLStream()
-    private var depth = 0
-    private var rootNamespace: String??
-    private var point: (element: XMLStream.Element, depth: Int)?
-    private var values: [String: String] = [:]
-    /// The `<trk>` being read: its `<type>` and the times of its first and last points.
-    private var track: (depth: Int, type: String?, first: Date?, last: Date?)?
+    private var machine = XMLPointReaderStateMachine(.init(
+        root: "gpx", formatName: "GPX", namespaces: namespaces,
+        rootHint: "; GPX has <gpx xmlns=\"http://www.topografix.com/GPX/1/1\">",
+        records: ["trk": 0, "wpt": 1, "rtept": 1, "trkpt": 1],
+        destination: { name, parent in
+            guard let parent = parent?.name else { return nil }
+            if parent == "trk", name == "type" { return .value(record: "trk", key: name) }
+            return pointElements.contains(parent) && valueElements.contains(name) ? .value(record: parent, key: name) : nil
+        }))
+    /// The times of the first and last points of the `<trk>` being read.
+    private var trackSpan: (first: Date, last: Date)?
 
     package init() {}
 
@@ -37,55 +42,27 @@ package struct GPXHistoryReader: XMLHistoryReader {
     }
 
     package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
-        switch event {
-        case .start(let element):
-            depth += 1
-            guard let namespace = rootNamespace else {
-                guard element.name == "gpx", element.namespace.map(Self.namespaces.contains) ?? true else {
-                    throw HistoryFileError("not GPX: the root element is <\(element.name)>" + (element.namespace.map { " in \($0)" } ?? "")
-                                           + "; GPX has <gpx xmlns=\"http://www.topografix.com/GPX/1/1\">", at: .line(element.line))
-                }
-                rootNamespace = .some(element.namespace)
-                return
+        switch machine.handle(event) {
+        case .none, .text: break
+        case .fail(let error): throw error
+        case .closed(let track) where track.element.name == "trk":
+            defer { trackSpan = nil }
+            let mode = track.all("type").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .last { !$0.isEmpty && $0.count <= 64 }
+            if let mode, let trackSpan {
+                try emit(.segment(HistorySegment(start: trackSpan.first, end: trackSpan.last, mode: mode)))
             }
-            if point == nil, track == nil, element.namespace == namespace, element.name == "trk" {
-                track = (depth, nil, nil, nil)
+        case .closed(let point):
+            let item = try item(point)
+            if point.element.name == "trkpt", machine.isOpen("trk"), case .point(let read) = item {
+                trackSpan = (trackSpan?.first ?? read.fix.timestamp, read.fix.timestamp)
             }
-            if point == nil, element.namespace == namespace, Self.pointElements.contains(element.name) {
-                point = (element, depth)
-                values = [:]
-            }
-        case let .end(name, namespace, text):
-            defer { depth -= 1 }
-            guard namespace == rootNamespace ?? nil else { return }
-            if let open = track, point == nil {
-                if depth == open.depth + 1, name == "type" {
-                    let word = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                    if !word.isEmpty, word.count <= 64 { track?.type = word }
-                } else if depth == open.depth {
-                    track = nil
-                    if let mode = open.type, let first = open.first, let last = open.last {
-                        try emit(.segment(HistorySegment(start: first, end: last, mode: mode)))
-                    }
-                }
-            }
-            guard let open = point else { return }
-            if depth == open.depth + 1, Self.valueElements.contains(name) {
-                values[name] = text
-            } else if depth == open.depth {
-                point = nil
-                let item = try item(open.element)
-                if open.element.name == "trkpt", track != nil, case .point(let read) = item {
-                    if track?.first == nil { track?.first = read.fix.timestamp }
-                    track?.last = read.fix.timestamp
-                }
-                try emit(item)
-            }
+            try emit(item)
         }
     }
 
-    private func item(_ element: XMLStream.Element) throws(HistoryFileError) -> HistoryItem {
-        let kind = element.name
+    private func item(_ point: XMLPointReaderStateMachine.Record) throws(HistoryFileError) -> HistoryItem {
+        let element = point.element, kind = element.name
         let place = HistoryFileError.Place.line(element.line)
         func number(_ text: String?, _ what: String) throws(HistoryFileError) -> Double? {
             // `<ele></ele>`, `<fix></fix>`: written by real exporters for "unknown".
@@ -99,7 +76,7 @@ package struct GPXHistoryReader: XMLHistoryReader {
               let longitude = try number(element.attributes["lon"], "lon") else {
             throw HistoryFileError("<\(kind)> needs both lat and lon", at: place)
         }
-        guard let timeText = values["time"] else {
+        guard let timeText = point.last("time") else {
             if kind == "trkpt" { throw HistoryFileError("<\(kind)> has no <time>: it cannot go into the history", at: place) }
             return .skipped(.noTime)
         }
@@ -108,10 +85,10 @@ package struct GPXHistoryReader: XMLHistoryReader {
         guard let (time, utcOffset) = TrackTime.parseStated(timeText) ?? TrackTime.parseStated(timeText + "Z") else {
             throw HistoryFileError("<time> '\(timeText.prefix(40))' is not an ISO 8601 date and time with a zone", at: place)
         }
-        let hdop = try number(values["hdop"], "hdop")
-        let altitude = try number(values["ele"], "ele")
+        let hdop = try number(point.last("hdop"), "hdop")
+        let altitude = try number(point.last("ele"), "ele")
         // GPX 1.0 has <speed> (m/s) and <course> (degrees) in points; 1.1 moved them to extensions.
-        let speed = try number(values["speed"], "speed"), course = try number(values["course"], "course")
+        let speed = try number(point.last("speed"), "speed"), course = try number(point.last("course"), "course")
         do {
             let fix = try Fix(latitude: latitude, longitude: longitude, altitude: altitude,
                               horizontalAccuracy: hdop.map { $0 * NMEALogLocation.metresPerHDOP },

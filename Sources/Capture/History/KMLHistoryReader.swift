@@ -15,28 +15,20 @@ package struct KMLHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.kml
 
     package let stream = XMLStream()
-    private var path: [String] = []
-    private var started = false
-    private var placemark: Placemark?
-    private var track: Track?
-    private var dataName: String?
-
-    private struct Placemark {
-        var time: String?
-        var begin: String?
-        var end: String?
-        var name: String?
-        var points: [(coordinates: String, line: Int)] = []
-        var data: [String: String] = [:]
-        /// The LineString's positions, kept up to `HistorySegment.waypointLimit` for a trip's path.
-        var path: [String] = []
-        var line: Int
-    }
-
-    private struct Track {
-        var times: [String] = []
-        var coordinates: [String] = []
-    }
+    private var machine = XMLPointReaderStateMachine(.init(
+        root: "kml", formatName: "KML", records: ["Placemark": 0, "Track": 1],
+        destination: { name, parent in
+            switch (name, parent?.name) {
+            case ("when", "TimeStamp"): return .value(record: "Placemark", key: "time")
+            case ("begin", "TimeSpan"), ("end", "TimeSpan"), ("name", "Placemark"): return .value(record: "Placemark", key: name)
+            case ("value", "Data"): return parent?.attributes["name"].map { .value(record: "Placemark", key: "data " + $0) }
+            case ("coordinates", "Point"): return .value(record: "Placemark", key: "points")
+            case ("when", "Track"), ("coord", "Track"): return .value(record: "Track", key: name)
+            // LineString, LinearRing: positions without times of their own.
+            case ("coordinates", _): return .reader
+            default: return nil
+            }
+        }))
 
     package init() {}
 
@@ -45,49 +37,42 @@ package struct KMLHistoryReader: XMLHistoryReader {
     }
 
     package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
-        switch event {
-        case .start(let element):
-            if !started {
-                guard element.name == "kml" else {
-                    throw HistoryFileError("not KML: the root element is <\(element.name)>", at: .line(element.line))
+        switch machine.handle(event) {
+        case .none: break
+        case .fail(let error): throw error
+        case let .text(_, parent, text):
+            for position in text.split(whereSeparator: \.isWhitespace) {
+                try emit(.skipped(.noTime))
+                if parent == "LineString" {
+                    machine.append(String(position), key: "path", toRecord: "Placemark", limit: HistorySegment.waypointLimit)
                 }
-                started = true
             }
-            switch element.name {
-            case "Placemark": placemark = Placemark(line: element.line)
-            case "Track": track = Track()
-            case "Data": dataName = element.attributes["name"]
-            default: break
-            }
-            path.append(element.name)
-        case let .end(name, _, text):
-            path.removeLast()
-            let parent = path.last
-            switch (name, parent) {
-            case ("when", "TimeStamp"): placemark?.time = text
-            case ("when", "Track"): track?.times.append(text)
-            case ("coord", "Track"): track?.coordinates.append(text)
-            case ("begin", "TimeSpan"): placemark?.begin = text
-            case ("end", "TimeSpan"): placemark?.end = text
-            case ("name", "Placemark"): placemark?.name = text
-            case ("value", "Data"): if let dataName { placemark?.data[dataName] = text }
-            case ("coordinates", "Point"): placemark?.points.append((text, 0))
-            case ("coordinates", _):
-                // LineString, LinearRing: positions without times of their own.
-                for position in text.split(whereSeparator: \.isWhitespace) {
-                    try emit(.skipped(.noTime))
-                    if parent == "LineString", placemark != nil, placemark!.path.count < HistorySegment.waypointLimit {
-                        placemark?.path.append(String(position))
-                    }
-                }
-            case ("Track", _):
-                if let track { try emitTrack(track, emit) }
-                track = nil
-            case ("Placemark", _):
-                if let placemark { try emitPlacemark(placemark, emit) }
-                placemark = nil
-            default: break
-            }
+        case .closed(let record) where record.element.name == "Track":
+            try emitTrack(times: record.all("when"), coordinates: record.all("coord"), emit)
+        case .closed(let record):
+            try emitPlacemark(Placemark(record), emit)
+        }
+    }
+
+    /// What a Placemark's record holds, by name.
+    private struct Placemark {
+        var time: String?
+        var begin: String?
+        var end: String?
+        var name: String?
+        var points: [String]
+        /// The LineString's positions, kept up to `HistorySegment.waypointLimit` for a trip's path.
+        var path: [String]
+        var data: [String: String] = [:]
+
+        init(_ record: XMLPointReaderStateMachine.Record) {
+            time = record.last("time")
+            begin = record.last("begin")
+            end = record.last("end")
+            name = record.last("name")
+            points = record.all("points")
+            path = record.all("path")
+            for (key, values) in record.values where key.hasPrefix("data ") { data[String(key.dropFirst(5))] = values.last }
         }
     }
 
@@ -116,9 +101,9 @@ package struct KMLHistoryReader: XMLHistoryReader {
         return (latitude, longitude, parts.count > 2 ? HistoryPoints.number(parts[2]) : nil)
     }
 
-    private func emitTrack(_ track: Track, _ emit: (HistoryItem) throws -> Void) throws {
-        for (index, timeText) in track.times.enumerated() {
-            guard index < track.coordinates.count, let position = Self.position(track.coordinates[index]) else {
+    private func emitTrack(times: [String], coordinates: [String], _ emit: (HistoryItem) throws -> Void) throws {
+        for (index, timeText) in times.enumerated() {
+            guard index < coordinates.count, let position = Self.position(coordinates[index]) else {
                 try emit(.skipped(.badPosition))
                 continue
             }
@@ -127,14 +112,14 @@ package struct KMLHistoryReader: XMLHistoryReader {
                                         time: time?.date, timeGiven: true, utcOffset: time?.utcOffset))
         }
         // Positions beyond the last time have none.
-        for _ in track.times.count..<max(track.times.count, track.coordinates.count) { try emit(.skipped(.noTime)) }
+        for _ in times.count..<max(times.count, coordinates.count) { try emit(.skipped(.noTime)) }
     }
 
     private func emitPlacemark(_ placemark: Placemark, _ emit: (HistoryItem) throws -> Void) throws {
         if let segment = Self.trip(placemark) { try emit(.segment(segment)) }
         if placemark.time == nil, let begin = placemark.begin.flatMap(HistoryTimes.parseStated),
            let end = placemark.end.flatMap(HistoryTimes.parse) ?? Optional(begin.date),
-           placemark.points.count == 1, let position = Self.position(placemark.points[0].coordinates),
+           placemark.points.count == 1, let position = Self.position(placemark.points[0]),
            Fix.Limits.latitude.contains(position.latitude), Fix.Limits.longitude.contains(position.longitude) {
             try emit(.visit(HistoryVisit(start: begin.date, end: end, latitude: position.latitude, longitude: position.longitude,
                                          name: placemark.name, utcOffset: begin.utcOffset)))
@@ -142,7 +127,7 @@ package struct KMLHistoryReader: XMLHistoryReader {
         }
         let time = placemark.time.flatMap(HistoryTimes.parseStated)
         for point in placemark.points {
-            guard let position = Self.position(point.coordinates) else {
+            guard let position = Self.position(point) else {
                 try emit(.skipped(.badPosition))
                 continue
             }

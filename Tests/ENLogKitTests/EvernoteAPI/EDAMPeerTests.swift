@@ -185,7 +185,7 @@ final class EDAMPeerTests: XCTestCase {
         }
 
         let note = try ThriftRPC.decodeReply(try reply("createNote_success"), method: "createNote", seqid: 3,
-                                             result: .structure as ThriftResultReader<EDAM.Note>)
+                                             result: .decoded as ThriftResultReader<EDAM.Note>)
         XCTAssertEqual(note.guid, "3c1f5e0a-6b7d-4e8f-9a0b-1c2d3e4f5a6b")
         XCTAssertEqual(note.title, "Peer note é漢")
         XCTAssertEqual(note.content, #"<?xml version="1.0" encoding="UTF-8"?><en-note>peer</en-note>"#)
@@ -221,20 +221,20 @@ final class EDAMPeerTests: XCTestCase {
         XCTAssertEqual(resource.attributes?.applicationData, EDAM.LazyMap(keysOnly: ["x1", "x2"]))
 
         XCTAssertThrowsError(try ThriftRPC.decodeReply(try reply("createNote_userException"), method: "createNote", seqid: 4,
-                                                       result: .structure as ThriftResultReader<EDAM.Note>)) {
+                                                       result: .decoded as ThriftResultReader<EDAM.Note>)) {
             XCTAssertEqual($0 as? EvernoteError, .badDataFormat(parameter: "Note.title"))
         }
         XCTAssertThrowsError(try ThriftRPC.decodeReply(try reply("createNote_rateLimit"), method: "createNote", seqid: 5,
-                                                       result: .structure as ThriftResultReader<EDAM.Note>)) {
+                                                       result: .decoded as ThriftResultReader<EDAM.Note>)) {
             XCTAssertEqual($0 as? EvernoteError, .rateLimited(seconds: 1234))
         }
         XCTAssertThrowsError(try ThriftRPC.decodeReply(try reply("createNote_notFound"), method: "createNote", seqid: 6,
-                                                       result: .structure as ThriftResultReader<EDAM.Note>)) {
+                                                       result: .decoded as ThriftResultReader<EDAM.Note>)) {
             XCTAssertEqual($0 as? EvernoteError, .notFound(identifier: "Note.notebookGuid", key: "nb-1"))
         }
 
         let notebooks = try ThriftRPC.decodeReply(try reply("listNotebooks_success"), method: "listNotebooks", seqid: 7,
-                                                  result: .list(of: EDAM.Notebook.self))
+                                                  result: .decoded as ThriftResultReader<[EDAM.Notebook]>)
         var logs = EDAM.Notebook(name: "Location Log", stack: "Logs")
         logs.guid = "nb-1"; logs.updateSequenceNum = 10; logs.defaultNotebook = false
         logs.serviceCreated = 1_600_000_000_000; logs.serviceUpdated = 1_600_000_005_000
@@ -243,11 +243,11 @@ final class EDAMPeerTests: XCTestCase {
         XCTAssertEqual(notebooks, [logs, inbox]) // published/sharedNotebookIds/restrictions skipped
 
         let old = try ThriftRPC.decodeReply(try reply("listNotebooks_nonstrict"), method: "listNotebooks", seqid: 8,
-                                            result: .list(of: EDAM.Notebook.self))
+                                            result: .decoded as ThriftResultReader<[EDAM.Notebook]>)
         XCTAssertEqual(old.map(\.name), ["Old"])
 
         let user = try ThriftRPC.decodeReply(try reply("getUser_success"), method: "getUser", seqid: 9,
-                                             result: .structure as ThriftResultReader<EDAM.User>)
+                                             result: .decoded as ThriftResultReader<EDAM.User>)
         XCTAssertEqual(user.id, 77)
         XCTAssertEqual(user.username, "peer")
         XCTAssertEqual(user.email, "peer@example.invalid")

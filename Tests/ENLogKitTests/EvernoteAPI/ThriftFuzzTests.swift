@@ -80,21 +80,21 @@ final class ThriftFuzzTests: XCTestCase {
         do throws(EvernoteError) {
             switch method {
             case "createNote", "getNote":
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .structure as ThriftResultReader<EDAM.Note>)
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<EDAM.Note>)
             case "listNotebooks":
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .list(of: EDAM.Notebook.self))
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<[EDAM.Notebook]>)
             case "listTags":
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .list(of: EDAM.Tag.self))
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<[EDAM.Tag]>)
             case "findNotesMetadata":
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .structure as ThriftResultReader<EDAM.NotesMetadataList>)
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<EDAM.NotesMetadataList>)
             case "getUser":
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .structure as ThriftResultReader<EDAM.User>)
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<EDAM.User>)
             case "getUserUrls":
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .structure as ThriftResultReader<EDAM.UserUrls>)
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<EDAM.UserUrls>)
             case "checkVersion":
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .bool)
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<Bool>)
             default:
-                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .string)
+                _ = try ThriftRPC.decodeReply(bytes, method: method, seqid: 1, result: .decoded as ThriftResultReader<String>)
             }
             return .success(())
         } catch {

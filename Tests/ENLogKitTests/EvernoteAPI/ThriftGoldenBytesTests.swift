@@ -48,7 +48,7 @@ final class ThriftGoldenBytesTests: XCTestCase {
     }
 
     func testTrueReplyBothWays() throws {
-        XCTAssertTrue(try ThriftRPC.decodeReply(checkVersionTrueReply, method: "checkVersion", seqid: 1, result: .bool))
+        XCTAssertTrue(try ThriftRPC.decodeReply(checkVersionTrueReply, method: "checkVersion", seqid: 1, result: .decoded))
         let encoded = replyMessage("checkVersion", seqid: 1) { w in
             w.writeField(0, true)
         }
@@ -57,7 +57,7 @@ final class ThriftGoldenBytesTests: XCTestCase {
 
     func testENMLValidationReplyBothWays() throws {
         XCTAssertThrowsError(try ThriftRPC.decodeReply(enmlValidationReply, method: "createNote", seqid: 7,
-                                                       result: .structure as ThriftResultReader<EDAM.Note>)) { error in
+                                                       result: .decoded as ThriftResultReader<EDAM.Note>)) { error in
             XCTAssertEqual(error as? EvernoteError, .enmlValidation(parameter: "*"))
         }
         let encoded = replyMessage("createNote", seqid: 7) { w in

@@ -39,12 +39,12 @@ final class ThriftReaderDefenseTests: XCTestCase {
 
     func testContainerCountsCheckedBeforeAllocation() {
         // 2^31-1 i64 elements promised by 0 bytes.
-        expect(.containerLimitExceeded(count: 0x7fff_ffff, limit: 1 << 20), bytes("0a 7f ff ff ff")) { r throws(ThriftError) in _ = try r.readI64List() }
-        expect(.truncated(needed: 800, remaining: 8), bytes("0a 00 00 00 64") + Array(repeating: 0, count: 8)) { r throws(ThriftError) in _ = try r.readI64List() }
-        expect(.negativeLength(-2), bytes("0b ff ff ff fe")) { r throws(ThriftError) in _ = try r.readStringList() }
+        expect(.containerLimitExceeded(count: 0x7fff_ffff, limit: 1 << 20), bytes("0a 7f ff ff ff")) { r throws(ThriftError) in _ = try [Int64](from: &r) }
+        expect(.truncated(needed: 800, remaining: 8), bytes("0a 00 00 00 64") + Array(repeating: 0, count: 8)) { r throws(ThriftError) in _ = try [Int64](from: &r) }
+        expect(.negativeLength(-2), bytes("0b ff ff ff fe")) { r throws(ThriftError) in _ = try [String](from: &r) }
         expect(.invalidType(0x10), bytes("10 00 00 00 01 00")) { r throws(ThriftError) in try r.skip(.list) }
         expect(.invalidType(1), bytes("0b 01 00 10 00 00")) { r throws(ThriftError) in try r.skip(.map) }
-        expect(.unexpectedType(expected: .string, found: .i32), bytes("08 00 00 00 01 00 00 00 07")) { r throws(ThriftError) in _ = try r.readStringList() }
+        expect(.unexpectedType(expected: .string, found: .i32), bytes("08 00 00 00 01 00 00 00 07")) { r throws(ThriftError) in _ = try [String](from: &r) }
     }
 
     func testDepthLimit() {

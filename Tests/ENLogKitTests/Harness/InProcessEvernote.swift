@@ -57,9 +57,9 @@ private struct Account {
         while let field = try reader.readFieldBegin() {
             switch (call.name, field.id, field.type) {
             case (_, 1, .string): arguments.token = try reader.readString()
-            case ("createNote", 2, .struct): arguments.note = try reader.readStruct()
-            case ("createNotebook", 2, .struct): arguments.notebook = try reader.readStruct()
-            case ("findNotesMetadata", 2, .struct): arguments.filter = try reader.readStruct()
+            case ("createNote", 2, .struct): arguments.note = try EDAM.Note(from: &reader)
+            case ("createNotebook", 2, .struct): arguments.notebook = try EDAM.Notebook(from: &reader)
+            case ("findNotesMetadata", 2, .struct): arguments.filter = try EDAM.NoteFilter(from: &reader)
             case ("getNoteApplicationDataEntry", 2, .string): arguments.guid = try reader.readString()
             case ("getNoteApplicationDataEntry", 3, .string): arguments.key = try reader.readString()
             default: try reader.skip(field.type)
