@@ -200,7 +200,8 @@ struct TOMLNames {
                 node = add(part, under: node, kind: isLast ? .header : .implicit, line: position.line)
                 continue
             }
-            let name = path[...index].joined(separator: ".")
+            // Joined only for a message: a name of 100 parts is joined once, not once a part.
+            var name: String { path[...index].joined(separator: ".") }
             switch (nodes[existing].kind, isLast) {
             case (.value, _):
                 throw TOMLError(position, "'\(name)' is a value (line \(nodes[existing].line)), not a table")
@@ -226,7 +227,7 @@ struct TOMLNames {
                 node = add(part, under: node, kind: isLast ? .value : .dotted, line: position.line)
                 continue
             }
-            let name = (tablePath + key[...index]).joined(separator: ".")
+            var name: String { (tablePath + key[...index]).joined(separator: ".") }
             guard !isLast else {
                 throw TOMLError(position, "'\(name)' is defined twice (first on line \(nodes[existing].line))")
             }
