@@ -180,7 +180,7 @@ public struct Config: Sendable {
         guard let tz else { return (.current, nil) }
         if tz.isEmpty { return (utc, nil) }   // glibc: TZ set but empty is UTC
         if let zone = TimeZoneName.resolve(tz) { return (zone, nil) }
-        let why = PosixZoneRule(tz) != nil
+        let why = TimeZoneName.isPosixRule(tz)
             ? "TZ '\(tz)' has daylight-saving rules no zone of the tz database keeps"
             : "TZ '\(tz)' is neither a zone of the tz database nor a POSIX rule"
         return (utc, why + "; times are written in UTC, as `date` does (set note.time_zone, e.g. Europe/Paris)")
