@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
@@ -57,10 +56,8 @@ let package = Package(
         // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.
         .target(name: "Support", dependencies: []),
         .target(name: "EvernoteAPI", dependencies: ["Support"]),
-        .target(name: "Configuration", dependencies: [
-            "Support",
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        // config.toml is read by enlog's own TOML reader (Configuration/TOMLReader.swift).
+        .target(name: "Configuration", dependencies: ["Support"]),
         .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries"]),
         .target(name: "Auth", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Network",

@@ -1,5 +1,4 @@
 import Foundation
-import TOMLKit
 import Support
 
 public enum ConfigError: ENLogError, Equatable {
@@ -181,7 +180,7 @@ public struct Config: Sendable {
         guard let tz else { return (.current, nil) }
         if tz.isEmpty { return (utc, nil) }   // glibc: TZ set but empty is UTC
         if let zone = TimeZoneName.resolve(tz) { return (zone, nil) }
-        let why = PosixZoneRule(tz) != nil
+        let why = TimeZoneName.isPosixRule(tz)
             ? "TZ '\(tz)' has daylight-saving rules no zone of the tz database keeps"
             : "TZ '\(tz)' is neither a zone of the tz database nor a POSIX rule"
         return (utc, why + "; times are written in UTC, as `date` does (set note.time_zone, e.g. Europe/Paris)")
@@ -223,54 +222,54 @@ public struct Config: Sendable {
     /// The settings a config file's bytes give, by name. Lists are flattened to comma-separated
     /// text, the same form the environment uses.
     static func settings(fromTOML bytes: [UInt8], path: String) throws(ConfigError) -> [(String, String)] {
-        // TOML is UTF-8 text; the parser would stop at a NUL and take the rest as absent.
-        guard let contents = String(validating: bytes, as: UTF8.self), !bytes.contains(0) else {
+        guard let contents = String(validating: bytes, as: UTF8.self) else {
             throw .unreadable(path: path, reason: "not UTF-8 text (a TOML file is expected)")
         }
-        if let problem = TOMLGuard.firstProblem(in: contents) {
-            throw .syntax(path: path, line: problem.line, column: problem.column, message: problem.message)
-        }
-        let table: TOMLTable
+        let entries: [TOMLEntry]
         do {
-            table = try TOMLTable(string: contents)
-        } catch let error as TOMLParseError {
-            throw .syntax(path: path, line: error.source.begin.line, column: error.source.begin.column, message: error.description)
+            entries = try TOMLReader.read(contents)
         } catch {
-            throw .syntax(path: path, line: 0, column: 0, message: "\(error)")
+            throw .syntax(path: path, line: error.position.line, column: error.position.column, message: error.message)
         }
         var values: [(String, String)] = []
-        for (section, content) in table {
-            guard let sectionTable = content.table else { throw .unknownSetting(path: path, name: section) }
-            for (key, value) in sectionTable {
-                let name = "\(section).\(key)"
-                guard let setting = Setting.named(name) else { throw .unknownSetting(path: path, name: name) }
-                values.append((name, try text(of: value, for: setting, in: path)))
+        for entry in entries {
+            // A setting is `section.key`: its first two parts name it, or name what is none.
+            let name = entry.path.prefix(2).joined(separator: ".")
+            if entry.path.count == 1 {
+                if case .table = entry.content, Setting.all.contains(where: { $0.section == entry.path[0] }) { continue }
+                throw .unknownSetting(path: path, name: name)
             }
+            guard let setting = Setting.named(name) else { throw .unknownSetting(path: path, name: name) }
+            guard entry.path.count == 2, case .value(let value) = entry.content else {
+                throw .wrongType(origin: .file(path), name: setting.name, expected: setting.kind)
+            }
+            values.append((name, try text(of: value, for: setting, in: path)))
         }
         return values
     }
 
-    private static func text(of value: TOMLValueConvertible, for setting: Setting, in path: String) throws(ConfigError) -> String {
-        let converted: String?
-        switch setting.kind {
-        case .string: converted = value.string
-        case .integer: converted = value.int.map(String.init)
-        case .number: converted = value.double.map { String($0) } ?? value.int.map(String.init)
-        case .boolean: converted = value.bool.map { $0 ? "true" : "false" }
-        case .list:
-            let items = value.array.map { array in array.compactMap { $0.string } }
-            if let items, items.count == value.array!.count {
-                // The list's items travel comma-joined, so a comma inside one would split it.
-                if let item = items.first(where: { $0.contains(",") }) {
-                    throw .invalidValue(origin: .file(path), name: setting.name, reason: "item '\(item)' must not contain a comma")
-                }
-                converted = items.joined(separator: ",")
-            } else {
-                converted = nil
+    private static func text(of value: TOMLValue, for setting: Setting, in path: String) throws(ConfigError) -> String {
+        switch (setting.kind, value) {
+        case (.string, .string(let text)):
+            return text
+        case (.integer, .integer(let number)), (.number, .integer(let number)):
+            return String(number)
+        case (.number, .float(let number)):
+            return String(number)
+        case (.boolean, .boolean(let truth)):
+            return truth ? "true" : "false"
+        case (.list, .array(let items)):
+            let strings = items.compactMap { item -> String? in if case .string(let text) = item { text } else { nil } }
+            guard strings.count == items.count else { break }
+            // The list's items travel comma-joined, so a comma inside one would split it.
+            if let item = strings.first(where: { $0.contains(",") }) {
+                throw .invalidValue(origin: .file(path), name: setting.name, reason: "item '\(item)' must not contain a comma")
             }
+            return strings.joined(separator: ",")
+        default:
+            break
         }
-        guard let converted else { throw .wrongType(origin: .file(path), name: setting.name, expected: setting.kind) }
-        return converted
+        throw .wrongType(origin: .file(path), name: setting.name, expected: setting.kind)
     }
 
     private static func check(_ setting: Setting, _ resolved: Resolved, checks: [Setting: SettingCheck]) throws(ConfigError) {

@@ -4,27 +4,55 @@ import Support
 /// Time zone names read as the C library reads `TZ` (tzset(3), glibc), so that a note is stamped
 /// with the offset `date` shows. Foundation reads `UTC+14` as 14 hours *ahead* of UTC (POSIX,
 /// glibc and `date` mean 14 hours behind), turns `<+14>-14` and `:Europe/Paris` into UTC, and
-/// knows no daylight-saving rule strings.
+/// knows no daylight-saving rule strings: so glibc answers what the offsets are, and this type
+/// keeps only what glibc cannot answer (see `resolve`).
 public enum TimeZoneName {
     /// Where glibc looks for a name first (`TZDIR` aside, which enlog does not follow).
     static let zoneinfo = "/usr/share/zoneinfo"
 
     /// The zone `text` names: a file of the tz database (`Europe/Paris`, `EST5EDT`, `UTC`, with
     /// or without glibc's leading `:`), else a POSIX rule `STD offset [DST [offset]
-    /// [,start[/time],end[/time]]]` whose offset is what local time adds to reach UTC
-    /// (`UTC+14` is 14 hours behind UTC; `<+14>-14` quotes a name, 14 hours ahead). A rule with
-    /// daylight saving becomes the tz database zone that keeps the same clock from 2010 to 2037
-    /// (rules changed in many places up to 2007: the US, New Zealand).
-    /// nil when `text` is none of these (glibc then uses UTC).
+    /// [,start[/time],end[/time]]]` (`UTC+14` is 14 hours behind UTC; `<+14>-14` quotes a
+    /// name, 14 hours ahead), whose offsets glibc gives. nil when `text` is none of these
+    /// (glibc then uses UTC).
+    ///
+    /// What glibc cannot answer, and is kept here:
+    /// - whether `text` is a rule at all: glibc reads any text, taking what it cannot parse for
+    ///   UTC without a word (`Nowhere/Land` is a zone named "Nowhere" at +00:00), and enlog
+    ///   warns instead (`isPosixRule`);
+    /// - which Foundation `TimeZone` a rule with daylight saving is, which every date in enlog is
+    ///   computed in: the tz database zone whose offsets equal glibc's at every change of
+    ///   2010–2037 and between them (rules changed in many places up to 2007: the US, New
+    ///   Zealand).
     public static func resolve(_ text: String) -> TimeZone? {
         let name = text.hasPrefix(":") ? String(text.dropFirst()) : text
         if let zone = databaseZone(name) { return zone }
-        guard !text.hasPrefix(":"), let rule = PosixZoneRule(name) else { return nil }
-        guard let daylight = rule.daylight else { return TimeZone(secondsFromGMT: -rule.standardOffset) }
-        return matchingZone(rule, daylight: daylight)
+        guard !text.hasPrefix(":"), isPosixRule(name) else { return nil }
+        let clock = CLibraryClock(tz: name)
+        let changes = clock.changes(from: Self.firstYear, to: Self.lastYear)
+        if changes.isEmpty { return TimeZone(secondsFromGMT: clock.offsets(at: [Self.firstYear])[0]) }
+        return matchingZone(clock, changes: changes)
     }
 
-    /// A name that is a file of the tz database and a zone Foundation knows by that name.
+    /// 2010-01-01 and 2038-01-01, UTC: the years a rule is compared with the tz database in.
+    private static let firstYear = 1_262_304_000
+    private static let lastYear = 2_145_916_800
+
+    /// `STD offset [DST [offset] [,start[/time],end[/time]]]` as POSIX writes it: a name of three
+    /// or more letters or `<…>` of letters, digits and signs, an offset `[+-]hh[:mm[:ss]]`, and a
+    /// change `Jn`, `n` or `Mm.w.d` with an optional `/time`.
+    public static func isPosixRule(_ text: String) -> Bool {
+        let name = "(?:[A-Za-z]{3,}|<[A-Za-z0-9+-]{3,}>)"
+        let offset = "[+-]?(?:[01]?[0-9]|2[0-4])(?::[0-5]?[0-9](?::[0-5]?[0-9])?)?"
+        let change = "(?:J(?:36[0-5]|3[0-5][0-9]|[12]?[0-9]{1,2})|(?:36[0-5]|3[0-5][0-9]|[12]?[0-9]{1,2})"
+            + "|M(?:1[0-2]|[1-9])\\.[1-5]\\.[0-6])(?:/[+-]?[0-9]{1,3}(?::[0-5]?[0-9](?::[0-5]?[0-9])?)?)?"
+        // Built at each call: a Regex is not Sendable, and a rule is read once or twice a run.
+        let rule = try! Regex("\(name)\(offset)(?:\(name)(?:\(offset))?(?:,\(change),\(change))?)?")
+        return text.wholeMatch(of: rule) != nil
+    }
+
+    /// A name that is a file of the tz database and a zone Foundation knows by that name: the
+    /// same data glibc reads.
     private static func databaseZone(_ name: String) -> TimeZone? {
         var relative = name
         if relative.hasPrefix(zoneinfo + "/") { relative.removeFirst(zoneinfo.count + 1) }
@@ -35,203 +63,100 @@ public enum TimeZoneName {
         return TimeZone(identifier: relative)
     }
 
-    /// The tz database zone whose offsets equal the rule's around every change of 2010–2037:
-    /// the one the rule names when there is one (`CET`, `EST5EDT`), else the first of a
-    /// continent's (Europe, the Americas, Asia, Australia and the Pacific first, Antarctica's
-    /// research stations last).
-    private static func matchingZone(_ rule: PosixZoneRule, daylight: PosixZoneRule.Daylight) -> TimeZone? {
+    /// The tz database zone whose offsets equal glibc's for the rule on both sides of every
+    /// change of 2010–2037 and halfway between them: the one the rule names when there is one
+    /// (`CET`, `EST5EDT`), else the first of a continent's (Europe, the Americas, Asia,
+    /// Australia and the Pacific first, Antarctica's research stations last).
+    private static func matchingZone(_ clock: CLibraryClock, changes: [Int]) -> TimeZone? {
         var instants: [Int] = []
-        for year in 2010...2037 {
-            for change in [rule.start(of: year, daylight), rule.end(of: year, daylight)] {
-                instants += [change - 3600, change + 3600]
-            }
-            instants.append(rule.start(of: year, daylight) / 2 + rule.end(of: year, daylight) / 2)
+        for (index, change) in changes.enumerated() {
+            instants += [change - 1, change]
+            if index + 1 < changes.count { instants.append(change / 2 + changes[index + 1] / 2) }
         }
+        let wanted = clock.offsets(at: instants)
         let dates = instants.map { Date(timeIntervalSince1970: TimeInterval($0)) }
-        let wanted = instants.map { -rule.offset(at: $0) }
         let regions = ["Europe/", "America/", "Asia/", "Australia/", "Pacific/", "Africa/", "Atlantic/", "Indian/"]
         func rank(_ identifier: String) -> Int {
             regions.firstIndex { identifier.hasPrefix($0) } ?? (identifier.hasPrefix("Antarctica/") ? regions.count + 1 : regions.count)
         }
-        let named = [rule.standardName, rule.databaseName].compactMap { $0 }
+        let named = clock.names.filter { !$0.isEmpty }
             + TimeZone.knownTimeZoneIdentifiers.sorted { (rank($0), $0) < (rank($1), $1) }
         for identifier in named {
             guard let zone = TimeZone(identifier: identifier),
-                  zone.secondsFromGMT(for: dates[0]) == wanted[0], zone.secondsFromGMT(for: dates[2]) == wanted[2] else { continue }
+                  zone.secondsFromGMT(for: dates[0]) == wanted[0], zone.secondsFromGMT(for: dates[1]) == wanted[1] else { continue }
             if zip(dates, wanted).allSatisfy({ zone.secondsFromGMT(for: $0) == $1 }) { return zone }
         }
         return nil
     }
 }
 
-/// A POSIX `TZ` rule as tzset(3) reads it. Offsets are POSIX's: seconds local time adds to
-/// reach UTC (positive west of Greenwich).
-package struct PosixZoneRule {
-    struct Daylight {
-        var offset: Int
-        var start: Change
-        var end: Change
+/// The C library's clock for a `TZ` value: offsets from UTC as localtime_r(3) gives them
+/// (`tm_gmtoff`), which is what `date` and every program around enlog shows.
+///
+/// glibc reads `TZ` only from the environment, into process-wide state: each reading sets the
+/// variable, calls tzset(3), reads, and puts the variable and the state back, all under one
+/// lock. enlog reads zones while it reads its configuration (at start, and when `watch` reloads
+/// it); nothing else in enlog calls the C library's time zone functions.
+struct CLibraryClock {
+    let tz: String
+
+    private static let lock = NSLock()
+
+    /// Seconds east of UTC at each instant (seconds since 1970, UTC).
+    func offsets(at instants: [Int]) -> [Int] {
+        withZone { instants.map(Self.offset(at:)) }
     }
 
-    /// When daylight saving starts or ends, in the local time then in force.
-    struct Change {
-        enum Day { case julianNoLeap(Int), zeroBased(Int), weekday(month: Int, week: Int, day: Int) }
-        var day: Day
-        var time: Int
+    /// The zone's names as glibc reads them from the rule (`CET` and `CEST`; a tz database zone
+    /// of that name is the likeliest match).
+    var names: [String] {
+        let rule = tz.prefix { $0 != "," }
+        guard let standard = rule.firstRange(of: /[0-9+-]/) else { return [String(rule)] }
+        return [String(rule), String(rule[..<standard.lowerBound])]
     }
 
-    var standardName: String
-    var standardOffset: Int
-    var daylight: Daylight?
-    /// The name the tz database gives such a rule in whole hours (`EST5EDT`, `CST6CDT`).
-    var databaseName: String?
-
-    init?(_ text: String) {
-        var scanner = Scanner(Array(text.utf8))
-        guard let name = scanner.name(), let offset = scanner.offset(hoursUpTo: 24) else { return nil }
-        standardName = name
-        standardOffset = offset
-        if scanner.atEnd { return }
-        guard scanner.name() != nil else { return nil }
-        let daylightOffset = scanner.startsOffset ? scanner.offset(hoursUpTo: 24) : offset - 3600
-        guard let daylightOffset else { return nil }
-        // Without a rule glibc uses the US one (its `posixrules` default).
-        var rules = scanner.atEnd ? Scanner(Array(",M3.2.0,M11.1.0".utf8)) : scanner
-        guard rules.take(UInt8(ascii: ",")), let start = rules.change(), rules.take(UInt8(ascii: ",")),
-              let end = rules.change(), rules.atEnd else { return nil }
-        daylight = Daylight(offset: daylightOffset, start: start, end: end)
-        if offset % 3600 == 0, let daylightName = String(decoding: text.utf8.prefix { $0 != 0x2C }, as: UTF8.self)
-            .split(whereSeparator: \.isNumber).last {
-            databaseName = "\(name)\(offset / 3600)\(daylightName)"
-        }
-    }
-
-    /// Seconds local time adds to reach UTC at `instant` (seconds since 1970, UTC).
-    func offset(at instant: Int) -> Int {
-        guard let daylight else { return standardOffset }
-        let year = Self.civilYear(instant - standardOffset)
-        let start = start(of: year, daylight), end = end(of: year, daylight)
-        let inDaylight = start < end ? (start <= instant && instant < end) : (instant < end || instant >= start)
-        return inDaylight ? daylight.offset : standardOffset
-    }
-
-    /// The instants (UTC) daylight saving starts and ends in `year`.
-    func start(of year: Int, _ daylight: Daylight) -> Int {
-        Self.localDay(daylight.start.day, year: year) * 86_400 + daylight.start.time + standardOffset
-    }
-
-    func end(of year: Int, _ daylight: Daylight) -> Int {
-        Self.localDay(daylight.end.day, year: year) * 86_400 + daylight.end.time + daylight.offset
-    }
-
-    /// Days from 1970-01-01 to the change's day in `year`.
-    static func localDay(_ day: Change.Day, year: Int) -> Int {
-        let january1 = daysFromCivil(year, 1, 1)
-        switch day {
-        case .julianNoLeap(let n):
-            // 1...365, February 29 never counted.
-            return january1 + n - 1 + (isLeap(year) && n >= 60 ? 1 : 0)
-        case .zeroBased(let n):
-            return january1 + n
-        case .weekday(let month, let week, let weekday):
-            let first = daysFromCivil(year, month, 1)
-            let firstWeekday = ((first % 7) + 11) % 7   // 1970-01-01 was a Thursday (4)
-            var day = first + (weekday - firstWeekday + 7) % 7 + (week - 1) * 7
-            let nextMonth = month == 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1)
-            while day >= nextMonth { day -= 7 }   // week 5: the last such weekday of the month
-            return day
-        }
-    }
-
-    static func isLeap(_ year: Int) -> Bool { InstantText.isLeap(Int64(year)) }
-
-    static func civilYear(_ instant: Int) -> Int {
-        Int(InstantText.civil(fromDays: InstantText.floorDivision(Int64(instant), 86_400)).year)
-    }
-
-    package static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        Int(InstantText.days(fromYear: Int64(year), month: Int64(month), day: Int64(day)))
-    }
-
-    /// Reads the rule's parts from its bytes.
-    private struct Scanner {
-        let bytes: [UInt8]
-        var index = 0
-
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-        var atEnd: Bool { index == bytes.count }
-        var startsOffset: Bool { !atEnd && (isDigit(bytes[index]) || bytes[index] == 0x2B || bytes[index] == 0x2D) }
-
-        func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
-        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
-
-        mutating func take(_ byte: UInt8) -> Bool {
-            guard !atEnd, bytes[index] == byte else { return false }
-            index += 1
-            return true
-        }
-
-        /// Three or more letters, or `<…>` of three or more letters, digits, `+` and `-`.
-        mutating func name() -> String? {
-            let start = index
-            if take(UInt8(ascii: "<")) {
-                while !atEnd, bytes[index] != UInt8(ascii: ">") {
-                    guard isLetter(bytes[index]) || isDigit(bytes[index]) || bytes[index] == 0x2B || bytes[index] == 0x2D else { return nil }
-                    index += 1
+    /// The instants in `first..<last` at which the offset changes (the first second of each new
+    /// offset), found day by day and then to the second.
+    func changes(from first: Int, to last: Int) -> [Int] {
+        withZone {
+            var found: [Int] = []
+            var before = Self.offset(at: first)
+            var day = first
+            while day < last {
+                let next = min(day + 86_400, last)
+                let after = Self.offset(at: next)
+                if after != before {
+                    var (low, high) = (day, next)   // offset(low) == before, offset(high) != before
+                    while high - low > 1 {
+                        let middle = low + (high - low) / 2
+                        if Self.offset(at: middle) == before { low = middle } else { high = middle }
+                    }
+                    found.append(high)
+                    before = after
                 }
-                guard index - start - 1 >= 3, take(UInt8(ascii: ">")) else { return nil }
-                return String(decoding: bytes[start + 1..<index - 1], as: UTF8.self)
+                day = next
             }
-            while !atEnd, isLetter(bytes[index]) { index += 1 }
-            return index - start >= 3 ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
+            return found
         }
+    }
 
-        mutating func number(digits: ClosedRange<Int>) -> Int? {
-            let start = index
-            while !atEnd, isDigit(bytes[index]), index - start < digits.upperBound { index += 1 }
-            guard digits.contains(index - start) else { return nil }
-            return bytes[start..<index].reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        }
+    private static func offset(at instant: Int) -> Int {
+        var time = time_t(instant)
+        var local = tm()
+        guard localtime_r(&time, &local) != nil else { return 0 }
+        return local.tm_gmtoff
+    }
 
-        /// `[+-]hh[:mm[:ss]]` in seconds.
-        mutating func offset(hoursUpTo limit: Int) -> Int? {
-            let sign = take(UInt8(ascii: "-")) ? -1 : 1
-            if sign == 1 { _ = take(UInt8(ascii: "+")) }
-            guard let hours = number(digits: 1...3), hours <= limit else { return nil }
-            var seconds = hours * 3600
-            if take(UInt8(ascii: ":")) {
-                guard let minutes = number(digits: 1...2), minutes < 60 else { return nil }
-                seconds += minutes * 60
-                if take(UInt8(ascii: ":")) {
-                    guard let secs = number(digits: 1...2), secs < 60 else { return nil }
-                    seconds += secs
-                }
-            }
-            return sign * seconds
+    private func withZone<Result>(_ body: () -> Result) -> Result {
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        let saved = getenv("TZ").map { String(cString: $0) }
+        setenv("TZ", tz, 1)
+        tzset()
+        defer {
+            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+            tzset()
         }
-
-        /// `Jn`, `n` or `Mm.w.d`, then an optional `/time` (default 02:00).
-        mutating func change() -> Change? {
-            let day: Change.Day
-            if take(UInt8(ascii: "J")) {
-                guard let n = number(digits: 1...3), (1...365).contains(n) else { return nil }
-                day = .julianNoLeap(n)
-            } else if take(UInt8(ascii: "M")) {
-                guard let month = number(digits: 1...2), (1...12).contains(month), take(UInt8(ascii: ".")),
-                      let week = number(digits: 1...1), (1...5).contains(week), take(UInt8(ascii: ".")),
-                      let weekday = number(digits: 1...1), weekday <= 6 else { return nil }
-                day = .weekday(month: month, week: week, day: weekday)
-            } else {
-                guard let n = number(digits: 1...3), n <= 365 else { return nil }
-                day = .zeroBased(n)
-            }
-            var time = 7200
-            if take(UInt8(ascii: "/")) {
-                guard let given = offset(hoursUpTo: 167) else { return nil }
-                time = given
-            }
-            return Change(day: day, time: time)
-        }
+        return body()
     }
 }

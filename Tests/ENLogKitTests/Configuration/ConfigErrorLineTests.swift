@@ -5,9 +5,10 @@ import Testing
 @testable import Diary
 
 /// A configuration error is one line whatever it quotes: a value with a line break in a
-/// multi-line string or a variable, a quoted key holding one, toml++'s words on a boolean cut
-/// short by one, each shown as `\x0A` (a time zone in the config fuzzer's seed of non-ASCII
-/// strings, and the fuzzer itself, Tests/Fixtures/fuzz/config/, made two-line errors).
+/// multi-line string or a variable, a quoted key holding one, each shown as `\x0A` (a time zone
+/// in the config fuzzer's seed of non-ASCII strings, and the fuzzer itself,
+/// Tests/Fixtures/fuzz/config/, made two-line errors); a value cut short by a line break is
+/// quoted up to it.
 @Suite("config errors quoting line breaks")
 struct ConfigErrorLineTests {
     static let paths = XDGPaths(environment: ["HOME": "/nonexistent"])
@@ -16,7 +17,8 @@ struct ConfigErrorLineTests {
         ("[note]\ntime_zone = '''Europe/\nParis'''\n", [:], "config.toml: 'note.time_zone' 'Europe/\\x0AParis' is not a time zone"),
         ("[note]\n\"note\\u2028book\" = 1\n", [:], "config.toml: unknown setting 'note.note\\u{2028}book'"),
         ("", ["ENLOG_NOTE_TIME_ZONE": "UTC\r\nX"], "ENLOG_NOTE_TIME_ZONE 'UTC\\x0D\\x0AX' is not a time zone"),
-        ("[geocoding]\nenabled = tr\nue\n", [:], "config.toml:2:13: Error while parsing boolean: expected 'true', saw 'tr\\x0A"),
+        ("[geocoding]\nenabled = tr\nue\n", [:], "config.toml:2:11: 'tr' is no value"),
+        ("[note]\n\"a\\nb\" = 1\n", [:], "config.toml: unknown setting 'note.a\\x0Ab'"),
     ]
 
     @Test(arguments: cases)

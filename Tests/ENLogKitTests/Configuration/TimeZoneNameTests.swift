@@ -45,6 +45,29 @@ final class TimeZoneNameTests: XCTestCase {
         XCTAssertNil(TimeZoneName.resolve("../../../etc/passwd"))
     }
 
+    /// glibc reads a rule only from `TZ`, into process-wide state: reading one puts both back.
+    func testReadingARuleLeavesTZAndTheCLibraryAsTheyWere() throws {
+        func localOffset() -> Int {
+            var time = time_t(1_784_116_800), local = tm()
+            _ = localtime_r(&time, &local)
+            return local.tm_gmtoff
+        }
+        let tzBefore = getenv("TZ").map { String(cString: $0) }, offsetBefore = localOffset()
+        for tz in Self.values { XCTAssertNotNil(TimeZoneName.resolve(tz), tz) }
+        XCTAssertEqual(getenv("TZ").map { String(cString: $0) }, tzBefore)
+        XCTAssertEqual(localOffset(), offsetBefore)
+    }
+
+    /// What glibc reads without a word and enlog warns about: no zone, no rule.
+    func testOnlyPosixRulesAreRules() {
+        for rule in ["UTC+14", "<+14>-14", "CET-1CEST,M3.5.0,M10.5.0/3", "AAA3BBB,J60/1:30,300/25", "EST5EDT"] {
+            XCTAssertTrue(TimeZoneName.isPosixRule(rule), rule)
+        }
+        for text in ["Nowhere/Land", "EST5EDT,bogus", "AB5", "ABC", "ABC25", "ABC5DEF,M13.1.0,M1.1.0", ""] {
+            XCTAssertFalse(TimeZoneName.isPosixRule(text), text)
+        }
+    }
+
     /// The note's time, with each `TZ` (and an invalid one: UTC, as glibc, with a warning).
     func testNotesAreStampedWithTheOffsetDateShows() throws {
         for tz in Self.values + ["Nowhere/Land"] {

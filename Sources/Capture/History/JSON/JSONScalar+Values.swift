@@ -138,7 +138,7 @@ package enum ISOTimeText {
         }
         guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
               InstantText.isCalendarDate(year: Int64(year), month: Int64(month), day: Int64(day)) else { return nil }
-        var seconds = Double(PosixZoneRule.daysFromCivil(year, month, day)) * 86_400
+        var seconds = Double(InstantText.days(fromYear: Int64(year), month: Int64(month), day: Int64(day))) * 86_400
         if index == end { return (seconds, nil) }
         guard skip("T") || skip(" "), let hour = number(2), skip(":"), let minute = number(2) else { return nil }
         var second = 0.0
