@@ -5,7 +5,7 @@ import Configuration
 import Network
 
 /// JSON for `enlog auth status --json` and `enlog notebooks --json`; tokens never appear.
-public enum AccountReport {
+package enum AccountReport {
     struct Status: Encodable {
         var signedIn = true
         var service: String
@@ -27,7 +27,7 @@ public enum AccountReport {
         var isDefault: Bool
     }
 
-    public static func json(_ credentials: Credentials, now: Date = Date()) throws -> String {
+    package static func json(_ credentials: Credentials, now: Date = Date()) throws -> String {
         try JSONOutput.encode(Status(service: credentials.service.rawValue, host: credentials.host,
                           protocol: credentials.authProtocol.rawValue, userId: credentials.userId,
                           user: credentials.userName, shard: credentials.shard, noteStoreUrl: credentials.noteStoreUrl,
@@ -38,7 +38,7 @@ public enum AccountReport {
 
     /// What `auth status --json` answers when there is no account: still JSON, so a script
     /// reads `signedIn` either way.
-    public static func signedOutJSON(credentialsFile: String) throws -> String {
+    package static func signedOutJSON(credentialsFile: String) throws -> String {
         struct SignedOut: Encodable {
             var signedIn = false
             var credentialsFile: String
@@ -46,7 +46,7 @@ public enum AccountReport {
         return try JSONOutput.encode(SignedOut(credentialsFile: credentialsFile))
     }
 
-    public static func json(_ notebooks: [EDAM.Notebook]) throws -> String {
+    package static func json(_ notebooks: [EDAM.Notebook]) throws -> String {
         try JSONOutput.encode(notebooks.map { Notebook(guid: $0.guid, name: $0.name, stack: $0.stack, isDefault: $0.defaultNotebook ?? false) })
     }
 

@@ -5,10 +5,10 @@ import Configuration
 import Network
 
 /// Percent-encoding, form and query handling, base64url and randomness shared by both OAuth flows.
-public enum AuthEncoding {
+package enum AuthEncoding {
     /// RFC 3986 / RFC 5849 §3.6 percent-encoding: only `A-Z a-z 0-9 - . _ ~` stay as they are;
     /// every other UTF-8 byte becomes `%XX` with upper-case hex.
-    public static func percentEncode(_ string: String) -> String {
+    package static func percentEncode(_ string: String) -> String {
         var out = ""
         out.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
@@ -39,7 +39,7 @@ public enum AuthEncoding {
     }
 
     /// Decodes `%XX` sequences (and `+` as a space when `plusIsSpace`). Invalid escapes are kept literally.
-    public static func percentDecode(_ string: String, plusIsSpace: Bool = true) -> String {
+    package static func percentDecode(_ string: String, plusIsSpace: Bool = true) -> String {
         var bytes = [UInt8]()
         bytes.reserveCapacity(string.utf8.count)
         let utf8 = Array(string.utf8)
@@ -71,12 +71,12 @@ public enum AuthEncoding {
     }
 
     /// `application/x-www-form-urlencoded` encoding with RFC 3986 escaping (what both OAuth specs accept).
-    public static func formEncode(_ pairs: [(String, String)]) -> String {
+    package static func formEncode(_ pairs: [(String, String)]) -> String {
         pairs.map { percentEncode($0.0) + "=" + percentEncode($0.1) }.joined(separator: "&")
     }
 
     /// Parses `a=1&b=2` (a query string or a form body) into ordered, decoded pairs.
-    public static func parseForm(_ string: String) -> [(String, String)] {
+    package static func parseForm(_ string: String) -> [(String, String)] {
         guard !string.isEmpty else { return [] }
         return string.split(separator: "&", omittingEmptySubsequences: true).map { part in
             if let eq = part.firstIndex(of: "=") {
@@ -87,20 +87,20 @@ public enum AuthEncoding {
     }
 
     /// First value for each name.
-    public static func firstValues(_ pairs: [(String, String)]) -> [String: String] {
+    package static func firstValues(_ pairs: [(String, String)]) -> [String: String] {
         var result = [String: String]()
         for (name, value) in pairs where result[name] == nil { result[name] = value }
         return result
     }
 
-    public static func base64URLEncode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func base64URLEncode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    public static func base64URLDecode(_ string: String) -> [UInt8]? {
+    package static func base64URLDecode(_ string: String) -> [UInt8]? {
         var text = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         switch text.count % 4 {
         case 0: break
@@ -112,26 +112,26 @@ public enum AuthEncoding {
     }
 
     /// Bytes from the system CSPRNG (`SystemRandomNumberGenerator` reads getrandom(2) on Linux).
-    public static func randomBytes(_ count: Int) -> [UInt8] {
+    package static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
     /// A random string of unreserved characters carrying `byteCount` bytes of entropy.
-    public static func randomToken(byteCount: Int = 24) -> String {
+    package static func randomToken(byteCount: Int = 24) -> String {
         base64URLEncode(randomBytes(byteCount))
     }
 }
 
 /// The pieces of an absolute http(s) URL the auth code needs.
-public struct AuthURL: Sendable, Equatable {
-    public var scheme: String
-    public var host: String
-    public var port: Int?
-    public var path: String
-    public var query: String?
+package struct AuthURL: Sendable, Equatable {
+    package var scheme: String
+    package var host: String
+    package var port: Int?
+    package var path: String
+    package var query: String?
 
-    public init?(_ string: String) {
+    package init?(_ string: String) {
         guard let components = URLComponents(string: string),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = components.host, !host.isEmpty else { return nil }
@@ -143,7 +143,7 @@ public struct AuthURL: Sendable, Equatable {
     }
 
     /// `host` with brackets for IPv6 literals, plus a port when it is not the scheme's default.
-    public var authority: String {
+    package var authority: String {
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         if let port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) {
             return "\(bracketed):\(port)"
@@ -152,11 +152,11 @@ public struct AuthURL: Sendable, Equatable {
     }
 
     /// `scheme://authority` — no path, no trailing slash.
-    public var origin: String { "\(scheme)://\(authority)" }
+    package var origin: String { "\(scheme)://\(authority)" }
 
-    public var queryPairs: [(String, String)] { AuthEncoding.parseForm(query ?? "") }
+    package var queryPairs: [(String, String)] { AuthEncoding.parseForm(query ?? "") }
 
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }

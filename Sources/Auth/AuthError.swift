@@ -6,7 +6,7 @@ import Network
 
 /// Everything that can go wrong while logging in, refreshing or storing credentials.
 /// No case ever carries a token, secret, verifier or authorization code.
-public enum AuthError: ENLogError, Equatable {
+package enum AuthError: ENLogError, Equatable {
     /// The user pressed "Decline" on the authorization page.
     case accessDenied
     /// Nobody completed the authorization within the time limit.
@@ -51,7 +51,7 @@ public enum AuthError: ENLogError, Equatable {
 
     /// One line whatever the payloads hold: some quote the server or the browser (an `error=`
     /// value, a token endpoint's error code), which may carry line breaks and control characters.
-    public var reason: String {
+    package var reason: String {
         HTTPText.oneLine(unflattenedReason, limit: 1000)
     }
 
@@ -102,7 +102,7 @@ public enum AuthError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .accessDenied:
             return "run `enlog auth login` again and choose Authorize"
@@ -138,7 +138,7 @@ public enum AuthError: ENLogError, Equatable {
 }
 
 extension AuthError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .invalidHost, .pastedURLInvalid, .serviceRetired: return .usage
         case .missingConsumerKey: return .config

@@ -9,24 +9,24 @@ import Configuration
 import Network
 
 /// Options of `enlog auth login`.
-public struct AuthLoginOptions: Sendable {
-    public var service: ServiceKind
+package struct AuthLoginOptions: Sendable {
+    package var service: ServiceKind
     /// `--host URL`, required for `custom`.
-    public var host: String?
+    package var host: String?
     /// OAuth 1.0a consumer (config or ENLOG_CONSUMER_KEY/SECRET); see `AuthFlow.consumer(environment:key:secret:)`.
-    public var consumer: OAuth1Consumer?
-    public var signatureMethod: OAuth1SignatureMethod
+    package var consumer: OAuth1Consumer?
+    package var signatureMethod: OAuth1SignatureMethod
     /// Authorization header (default) or query string for the OAuth 1.0a protocol parameters.
-    public var oauth1Placement: OAuth1ParameterPlacement
+    package var oauth1Placement: OAuth1ParameterPlacement
     /// `--no-browser`: never run xdg-open; wait for the callback or a pasted redirect URL.
-    public var noBrowser: Bool
+    package var noBrowser: Bool
     /// Loopback callback port (0 = ephemeral).
-    public var callbackPort: UInt16
+    package var callbackPort: UInt16
     /// How long to wait for the authorization, in seconds.
-    public var timeout: TimeInterval
-    public var clientName: String
+    package var timeout: TimeInterval
+    package var clientName: String
 
-    public init(service: ServiceKind, host: String? = nil, consumer: OAuth1Consumer? = nil,
+    package init(service: ServiceKind, host: String? = nil, consumer: OAuth1Consumer? = nil,
                 signatureMethod: OAuth1SignatureMethod = .hmacSHA1, oauth1Placement: OAuth1ParameterPlacement = .header,
                 noBrowser: Bool = false, callbackPort: UInt16 = 0, timeout: TimeInterval = 300, clientName: String = "enlog") {
         self.oauth1Placement = oauth1Placement
@@ -42,19 +42,19 @@ public struct AuthLoginOptions: Sendable {
 }
 
 /// The interactive login and the token refresh, for `enlog auth login` and every command that needs a token.
-public struct AuthFlow: Sendable {
-    public var transport: AuthHTTPTransport
-    public var environment: [String: String]
+package struct AuthFlow: Sendable {
+    package var transport: AuthHTTPTransport
+    package var environment: [String: String]
     /// Where user-facing lines go (the CLI passes a stderr printer). Never receives a token or secret.
-    public var printLine: @Sendable (String) -> Void
+    package var printLine: @Sendable (String) -> Void
     /// Opens a URL in the user's browser; failures are ignored. Default: `xdg-open URL`.
-    public var openBrowser: @Sendable (String) -> Void
+    package var openBrowser: @Sendable (String) -> Void
     /// Supplies lines the user pastes (headless logins); nil at end of input. Default: stdin.
-    public var pastedLines: @Sendable () async -> String?
+    package var pastedLines: @Sendable () async -> String?
     /// Whether to offer the paste fallback even when a browser could be opened.
-    public var alwaysOfferPaste: Bool = false
+    package var alwaysOfferPaste: Bool = false
 
-    public init(transport: AuthHTTPTransport = HTTPClient(),
+    package init(transport: AuthHTTPTransport = HTTPClient(),
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 printLine: @escaping @Sendable (String) -> Void,
                 openBrowser: @escaping @Sendable (String) -> Void = AuthFlow.xdgOpen,
@@ -68,19 +68,19 @@ public struct AuthFlow: Sendable {
     }
 
     /// The consumer from explicit values (config) or ENLOG_CONSUMER_KEY / ENLOG_CONSUMER_SECRET.
-    public static func consumer(environment: [String: String], key: String? = nil, secret: String? = nil) -> OAuth1Consumer? {
+    package static func consumer(environment: [String: String], key: String? = nil, secret: String? = nil) -> OAuth1Consumer? {
         let key = key ?? environment["ENLOG_CONSUMER_KEY"]
         let secret = secret ?? environment["ENLOG_CONSUMER_SECRET"]
         guard let key, !key.isEmpty, let secret else { return nil }
         return OAuth1Consumer(key: key, secret: secret)
     }
 
-    public var hasDisplay: Bool {
+    package var hasDisplay: Bool {
         !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
     }
 
     /// Runs the whole login and returns credentials for `CredentialStore.save`.
-    public func login(_ options: AuthLoginOptions) async throws -> Credentials {
+    package func login(_ options: AuthLoginOptions) async throws -> Credentials {
         let service = try AuthService.resolve(options.service, host: options.host)
         switch try await service.detectProtocol(transport: transport) {
         case .oauth1: return try await loginOAuth1(service: service, options: options)
@@ -189,7 +189,7 @@ public struct AuthFlow: Sendable {
     }
 
     /// OAuth 2.0 credentials whose access token or classic token expires within 15 minutes (or has expired).
-    public static func needsRefresh(_ credentials: Credentials, now: Date = Date()) -> Bool {
+    package static func needsRefresh(_ credentials: Credentials, now: Date = Date()) -> Bool {
         guard credentials.authProtocol == .oauth2 else { return false }
         let limit = now.addingTimeInterval(OAuth2.refreshMargin)
         return [credentials.accessTokenExpires, credentials.tokenExpires].contains { $0.map { $0 <= limit } ?? false }
@@ -197,13 +197,13 @@ public struct AuthFlow: Sendable {
 
     /// Refreshes OAuth 2.0 credentials when `needsRefresh`; returns them unchanged otherwise.
     /// The caller saves the result when it differs.
-    public func refreshIfNeeded(_ credentials: Credentials, now: Date = Date()) async throws -> Credentials {
+    package func refreshIfNeeded(_ credentials: Credentials, now: Date = Date()) async throws -> Credentials {
         guard Self.needsRefresh(credentials, now: now) else { return credentials }
         return try await refresh(credentials, now: now)
     }
 
     /// Unconditional refresh (`grant_type=refresh_token`).
-    public func refresh(_ credentials: Credentials, now: Date = Date()) async throws -> Credentials {
+    package func refresh(_ credentials: Credentials, now: Date = Date()) async throws -> Credentials {
         guard credentials.authProtocol == .oauth2 else {
             throw AuthError.refreshImpossible("OAuth 1.0a tokens cannot be refreshed")
         }
@@ -226,7 +226,7 @@ public struct AuthFlow: Sendable {
     }
 
     /// `xdg-open URL`, detached, output discarded; any failure is ignored.
-    public static let xdgOpen: @Sendable (String) -> Void = { url in
+    package static let xdgOpen: @Sendable (String) -> Void = { url in
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["xdg-open", url]

@@ -5,14 +5,14 @@ import Configuration
 import Network
 
 /// What the auth code needs from the HTTP client; `HTTPClient` conforms, tests may inject fakes.
-public protocol AuthHTTPTransport: Sendable {
+package protocol AuthHTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
 extension HTTPClient: AuthHTTPTransport {}
 
 /// Which Evernote-compatible service to log in to.
-public enum ServiceKind: String, Sendable, Codable, CaseIterable {
+package enum ServiceKind: String, Sendable, Codable, CaseIterable {
     case evernote
     case sandbox
     case yinxiang
@@ -20,13 +20,13 @@ public enum ServiceKind: String, Sendable, Codable, CaseIterable {
 }
 
 /// How the stored token was obtained: one of the two login protocols, or given as is.
-public enum AuthProtocolKind: String, Sendable, Codable {
+package enum AuthProtocolKind: String, Sendable, Codable {
     case oauth1 = "oauth1"
     case oauth2 = "oauth2"
     /// A developer token or any raw token (`enlog auth token`).
     case token = "token"
 
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .oauth1: return "OAuth 1.0a"
         case .oauth2: return "OAuth 2.0 + PKCE"
@@ -36,22 +36,22 @@ public enum AuthProtocolKind: String, Sendable, Codable {
 }
 
 /// A resolved service: where its EDAM API lives and where to look for an OAuth 2.0 authorization server.
-public struct AuthService: Sendable, Equatable {
-    public var kind: ServiceKind
+package struct AuthService: Sendable, Equatable {
+    package var kind: ServiceKind
     /// `scheme://host[:port]`, no trailing slash: base of `/oauth`, `/OAuth.action`, `/edam/…`.
-    public var baseURL: String
+    package var baseURL: String
     /// Where RFC 8414 discovery is tried; nil = OAuth 1.0a only.
-    public var authorizationServerURL: String?
+    package var authorizationServerURL: String?
     /// When discovery on `authorizationServerURL` answers 404, fall back to OAuth 1.0a (custom hosts).
-    public var fallsBackToOAuth1: Bool
+    package var fallsBackToOAuth1: Bool
 
-    public static let evernote = AuthService(kind: .evernote, baseURL: "https://www.evernote.com",
+    package static let evernote = AuthService(kind: .evernote, baseURL: "https://www.evernote.com",
                                              authorizationServerURL: "https://accounts.evernote.com", fallsBackToOAuth1: false)
-    public static let yinxiang = AuthService(kind: .yinxiang, baseURL: "https://app.yinxiang.com",
+    package static let yinxiang = AuthService(kind: .yinxiang, baseURL: "https://app.yinxiang.com",
                                              authorizationServerURL: nil, fallsBackToOAuth1: true)
 
     /// Resolves `--service` / `--host`. `custom` needs `host`; `http://` is only allowed for loopback hosts.
-    public static func resolve(_ kind: ServiceKind, host: String? = nil) throws -> AuthService {
+    package static func resolve(_ kind: ServiceKind, host: String? = nil) throws -> AuthService {
         switch kind {
         case .evernote: return .evernote
         case .sandbox:
@@ -68,7 +68,7 @@ public struct AuthService: Sendable, Equatable {
     }
 
     /// Checks a host URL and reduces it to its origin.
-    public static func validatedOrigin(_ string: String) throws -> String {
+    package static func validatedOrigin(_ string: String) throws -> String {
         guard let url = AuthURL(string) else {
             throw AuthError.invalidHost("\(string) is not an http(s) URL")
         }
@@ -82,7 +82,7 @@ public struct AuthService: Sendable, Equatable {
     }
 
     /// The protocol a login uses, with what it needs to run.
-    public enum LoginProtocol: Sendable {
+    package enum LoginProtocol: Sendable {
         case oauth1
         /// OAuth 2.0, with the authorization server's published metadata.
         case oauth2(OAuth2ServerMetadata)
@@ -90,7 +90,7 @@ public struct AuthService: Sendable, Equatable {
 
     /// Decides the protocol: OAuth 2.0 when the authorization server publishes
     /// `/.well-known/oauth-authorization-server`, else OAuth 1.0a (custom hosts fall back on 404).
-    public func detectProtocol(transport: AuthHTTPTransport) async throws -> LoginProtocol {
+    package func detectProtocol(transport: AuthHTTPTransport) async throws -> LoginProtocol {
         guard let authorizationServerURL else { return .oauth1 }
         if let metadata = try await OAuth2.discover(issuer: authorizationServerURL, transport: transport) {
             return .oauth2(metadata)

@@ -8,26 +8,26 @@ import Configuration
 import Network
 
 /// What `enlog auth login` stores and every other command reads.
-public struct Credentials: Sendable, Codable, Equatable {
-    public var service: ServiceKind
+package struct Credentials: Sendable, Codable, Equatable {
+    package var service: ServiceKind
     /// The service's base URL (`https://www.evernote.com`, or the custom `--host`).
-    public var host: String
-    public var authProtocol: AuthProtocolKind
-    public var userId: Int?
-    public var userName: String?
-    public var shard: String?
-    public var noteStoreUrl: String?
-    public var webApiUrlPrefix: String?
+    package var host: String
+    package var authProtocol: AuthProtocolKind
+    package var userId: Int?
+    package var userName: String?
+    package var shard: String?
+    package var noteStoreUrl: String?
+    package var webApiUrlPrefix: String?
     /// The Thrift `authenticationToken` (OAuth 1.0a `oauth_token`, or OAuth 2.0 claim `mono_authn_token`).
-    public var token: String
-    public var tokenExpires: Date?
+    package var token: String
+    package var tokenExpires: Date?
     // OAuth 2.0 only.
-    public var accessToken: String?
-    public var accessTokenExpires: Date?
-    public var refreshToken: String?
-    public var refreshTokenExpires: Date?
-    public var clientId: String?
-    public var tokenEndpoint: String?
+    package var accessToken: String?
+    package var accessTokenExpires: Date?
+    package var refreshToken: String?
+    package var refreshTokenExpires: Date?
+    package var clientId: String?
+    package var tokenEndpoint: String?
 
     enum CodingKeys: String, CodingKey {
         case service, host, userId = "user_id", userName = "user_name", shard
@@ -39,7 +39,7 @@ public struct Credentials: Sendable, Codable, Equatable {
         case clientId = "client_id", tokenEndpoint = "token_endpoint"
     }
 
-    public init(service: ServiceKind, host: String, authProtocol: AuthProtocolKind, userId: Int? = nil, userName: String? = nil,
+    package init(service: ServiceKind, host: String, authProtocol: AuthProtocolKind, userId: Int? = nil, userName: String? = nil,
                 shard: String? = nil, noteStoreUrl: String? = nil, webApiUrlPrefix: String? = nil, token: String,
                 tokenExpires: Date? = nil, accessToken: String? = nil, accessTokenExpires: Date? = nil,
                 refreshToken: String? = nil, refreshTokenExpires: Date? = nil, clientId: String? = nil,
@@ -63,7 +63,7 @@ public struct Credentials: Sendable, Codable, Equatable {
     }
 
     /// UserStore URL for this service.
-    public var userStoreUrl: String { host + "/edam/user" }
+    package var userStoreUrl: String { host + "/edam/user" }
 
     /// "29 days 3 hours", "3 hours 12 minutes", "4 minutes".
     static func span(_ seconds: TimeInterval) -> String {
@@ -76,10 +76,10 @@ public struct Credentials: Sendable, Codable, Equatable {
 
     /// When the token expires: as the sign-in said, else as the token's own `E=` field says (a
     /// token given with `auth token` carries its expiry there).
-    public var tokenExpiry: Date? { tokenExpires ?? ClassicToken(token).expires }
+    package var tokenExpiry: Date? { tokenExpires ?? ClassicToken(token).expires }
 
     /// For `enlog auth status`: every field except the tokens (and never a fragment of one).
-    public func redacted(now: Date = Date()) -> String {
+    package func redacted(now: Date = Date()) -> String {
         func when(_ date: Date?) -> String {
             guard let date else { return "unknown" }
             let stamp = InstantText.string(date)
@@ -104,16 +104,16 @@ public struct Credentials: Sendable, Codable, Equatable {
 }
 
 /// The credentials file: JSON, mode 0600, written atomically, refused when others can read it.
-public struct CredentialStore: Sendable {
-    public let path: String
+package struct CredentialStore: Sendable {
+    package let path: String
 
     /// `path` is normally `$XDG_CONFIG_HOME/enlog/credentials.json`.
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// `$XDG_CONFIG_HOME/enlog/credentials.json`, `~/.config/enlog/credentials.json` without it.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
         return config + "/enlog/credentials.json"
@@ -127,12 +127,12 @@ public struct CredentialStore: Sendable {
     }
 
     /// Reads the credentials; `credentialsMissing` when there are none.
-    public func load() throws -> Credentials {
+    package func load() throws -> Credentials {
         guard let credentials = try loadIfPresent() else { throw AuthError.credentialsMissing(path: path) }
         return credentials
     }
 
-    public func loadIfPresent() throws -> Credentials? {
+    package func loadIfPresent() throws -> Credentials? {
         let (bytes, status): ([UInt8], stat)
         do {
             (bytes, status) = try FileBytes.read(pathBytes: Array(path.utf8), limit: .smallText, accepting: .regularFilesOnly, followLinks: false)
@@ -154,7 +154,7 @@ public struct CredentialStore: Sendable {
 
     /// Writes atomically: a 0600 temp file in the same directory, fsync, rename, fsync the directory.
     /// A missing parent directory is created with mode 0700.
-    public func save(_ credentials: Credentials) throws {
+    package func save(_ credentials: Credentials) throws {
         let data: Data
         do { data = try Self.encoder().encode(credentials) } catch {
             throw AuthError.credentialsUnwritable(path: path, detail: "cannot encode")
@@ -197,7 +197,7 @@ public struct CredentialStore: Sendable {
 
     /// Removes the file (logout). Returns whether there was one.
     @discardableResult
-    public func delete() throws -> Bool {
+    package func delete() throws -> Bool {
         if unlink(path) == 0 { return true }
         if errno == ENOENT { return false }
         throw failure("delete")

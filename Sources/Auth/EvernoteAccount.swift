@@ -5,28 +5,28 @@ import Configuration
 import Network
 
 /// A signed-in account: its credentials and the Thrift clients that use them.
-public struct EvernoteAccount: Sendable {
-    public private(set) var credentials: Credentials
-    public let http: HTTPClient
+package struct EvernoteAccount: Sendable {
+    package private(set) var credentials: Credentials
+    package let http: HTTPClient
 
-    public init(credentials: Credentials, http: HTTPClient = HTTPClient()) {
+    package init(credentials: Credentials, http: HTTPClient = HTTPClient()) {
         self.credentials = credentials
         self.http = http
     }
 
-    public var userStore: UserStoreClient {
+    package var userStore: UserStoreClient {
         UserStoreClient(transport: ThriftHTTPTransport(url: credentials.userStoreUrl, client: http),
                         authenticationToken: credentials.token)
     }
 
-    public func noteStore() throws -> NoteStoreClient {
+    package func noteStore() throws -> NoteStoreClient {
         guard let url = credentials.noteStoreUrl else { throw AuthError.credentialsMissing(path: "the NoteStore URL") }
         return NoteStoreClient(transport: ThriftHTTPTransport(url: url, client: http), authenticationToken: credentials.token)
     }
 
     /// The stored account, its OAuth 2.0 token refreshed first when it is about to expire (and
     /// the refreshed credentials saved).
-    public static func signedIn(store: CredentialStore, flow: AuthFlow) async throws -> EvernoteAccount {
+    package static func signedIn(store: CredentialStore, flow: AuthFlow) async throws -> EvernoteAccount {
         let stored = try store.load()
         let current = try await flow.refreshIfNeeded(stored)
         if current != stored { try store.save(current) }
@@ -35,7 +35,7 @@ public struct EvernoteAccount: Sendable {
 
     /// Checks fresh credentials against the service before they are stored: the client version is
     /// accepted, the token works (`getUser`), and the NoteStore URL is known (`getUserUrls`).
-    public func verified(clientName: String = "enlog/\(ENLogVersion.current); Linux") async throws -> EvernoteAccount {
+    package func verified(clientName: String = "enlog/\(ENLogVersion.current); Linux") async throws -> EvernoteAccount {
         let users = userStore
         guard try await users.checkVersion(clientName: clientName) else { throw AuthError.clientTooOld }
         let user = try await users.getUser()
@@ -61,7 +61,7 @@ public struct EvernoteAccount: Sendable {
     }
 
     /// Which account a queued note belongs to: service, host and user, never the token.
-    public var accountKey: String {
+    package var accountKey: String {
         "\(credentials.service.rawValue):\(credentials.host):\(credentials.userId.map(String.init) ?? credentials.userName ?? "?")"
     }
 }

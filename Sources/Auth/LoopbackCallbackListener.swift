@@ -11,20 +11,20 @@ import Configuration
 import Network
 
 /// The query parameters of an authorization callback (from the listener or a pasted URL).
-public struct CallbackParameters: Sendable, Equatable {
-    public var path: String
+package struct CallbackParameters: Sendable, Equatable {
+    package var path: String
     /// First value of each query parameter, decoded.
-    public var items: [String: String]
+    package var items: [String: String]
 
-    public init(path: String, items: [String: String]) {
+    package init(path: String, items: [String: String]) {
         self.path = path
         self.items = items
     }
 
-    public subscript(name: String) -> String? { items[name] }
+    package subscript(name: String) -> String? { items[name] }
 
     /// Parses `/path?query` as it appears in an HTTP request line.
-    public init(requestTarget: String) {
+    package init(requestTarget: String) {
         if let mark = requestTarget.firstIndex(of: "?") {
             path = AuthEncoding.percentDecode(String(requestTarget[..<mark]), plusIsSpace: false)
             items = AuthEncoding.firstValues(AuthEncoding.parseForm(String(requestTarget[requestTarget.index(after: mark)...])))
@@ -36,7 +36,7 @@ public struct CallbackParameters: Sendable, Equatable {
 
     /// Parses the redirect URL a user pasted from the browser's address bar (headless `--no-browser` logins).
     /// Accepts the full `http://127.0.0.1:PORT/oauth_callback?…` URL, or just its `/oauth_callback?…` / `?…` part.
-    public static func parsePastedURL(_ text: String, expectedPath: String = "/oauth_callback") throws -> CallbackParameters {
+    package static func parsePastedURL(_ text: String, expectedPath: String = "/oauth_callback") throws -> CallbackParameters {
         var target = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if target.hasPrefix("<"), target.hasSuffix(">") { target = String(target.dropFirst().dropLast()) }
         guard !target.isEmpty else { throw AuthError.pastedURLInvalid("it is empty") }
@@ -57,7 +57,7 @@ public struct CallbackParameters: Sendable, Equatable {
 }
 
 /// What the listener does with a request on its path.
-public enum CallbackVerdict: Sendable, Equatable {
+package enum CallbackVerdict: Sendable, Equatable {
     /// The authorization callback this login waits for: answer the success page and stop listening.
     case accept
     /// A genuine callback saying the user declined: answer the denial page and stop listening.
@@ -72,9 +72,9 @@ public enum CallbackVerdict: Sendable, Equatable {
 /// serves one connection at a time (bounded reads, per-connection deadline), 404s other paths and keeps
 /// waiting until a request on `path` is accepted or denied, the timeout passes, or the task is cancelled.
 /// The socket is closed by `close()` or when the listener is released.
-public final class LoopbackCallbackListener: Sendable {
-    public let port: UInt16
-    public let path: String
+package final class LoopbackCallbackListener: Sendable {
+    package let port: UInt16
+    package let path: String
 
     /// The descriptors (-1 once closed) and whether a wait is running; they close only when none is.
     private struct State {
@@ -94,7 +94,7 @@ public final class LoopbackCallbackListener: Sendable {
     /// Connections served at once (browsers open a few speculative ones).
     static let maxPendingConnections = 8
 
-    public init(port: UInt16 = 0, path: String = "/oauth_callback") throws {
+    package init(port: UInt16 = 0, path: String = "/oauth_callback") throws {
         self.path = path
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw AuthError.listenerFailed(String(cString: strerror(errno))) }
@@ -133,10 +133,10 @@ public final class LoopbackCallbackListener: Sendable {
     deinit { closeDescriptors() }
 
     /// `http://127.0.0.1:PORT/oauth_callback`
-    public var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
+    package var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Stops listening; a pending `waitForCallback` ends with `AuthError.cancelled`.
-    public func close() {
+    package func close() {
         let busy = state.withLock { state in
             state.closeRequested = true
             return state.waiting
@@ -163,7 +163,7 @@ public final class LoopbackCallbackListener: Sendable {
 
     /// Waits for the one callback `classify` accepts or denies (see `CallbackVerdict`) and returns it.
     /// Throws `callbackTimedOut` after `timeout` seconds and `cancelled` when the task is cancelled.
-    public func waitForCallback(timeout: TimeInterval = 300,
+    package func waitForCallback(timeout: TimeInterval = 300,
                                 classify: @escaping @Sendable (CallbackParameters) -> CallbackVerdict) async throws -> CallbackParameters {
         guard let (listenFD, wakeRead) = beginWaiting() else {
             throw AuthError.listenerFailed("the listener is closed or already waiting")

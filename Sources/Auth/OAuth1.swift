@@ -6,37 +6,37 @@ import Configuration
 import Network
 
 /// OAuth 1.0a signature methods Evernote accepts.
-public enum OAuth1SignatureMethod: String, Sendable, Codable {
+package enum OAuth1SignatureMethod: String, Sendable, Codable {
     case hmacSHA1 = "HMAC-SHA1"
     case plaintext = "PLAINTEXT"
 }
 
 /// Where the signed protocol parameters travel.
-public enum OAuth1ParameterPlacement: String, Sendable, Codable {
+package enum OAuth1ParameterPlacement: String, Sendable, Codable {
     case header
     case query
 }
 
 /// The application's consumer credentials (from config or ENLOG_CONSUMER_KEY/SECRET; never in source).
-public struct OAuth1Consumer: Sendable {
-    public var key: String
-    public var secret: String
-    public init(key: String, secret: String) {
+package struct OAuth1Consumer: Sendable {
+    package var key: String
+    package var secret: String
+    package init(key: String, secret: String) {
         self.key = key
         self.secret = secret
     }
 }
 
 /// RFC 5849 signing primitives.
-public enum OAuth1 {
+package enum OAuth1 {
     /// RFC 5849 §3.4.1.2: `lower(scheme)://lower(host)[:non-default port]/path`, no query or fragment.
-    public static func baseStringURI(_ url: String) throws -> String {
+    package static func baseStringURI(_ url: String) throws -> String {
         guard let parsed = AuthURL(url) else { throw AuthError.invalidHost("\(url) is not an http(s) URL") }
         return parsed.origin + parsed.path
     }
 
     /// RFC 5849 §3.4.1.3.2: encode names and values, sort by name then value, join `n=v` with `&`.
-    public static func normalizedParameters(_ parameters: [(String, String)]) -> String {
+    package static func normalizedParameters(_ parameters: [(String, String)]) -> String {
         let encoded: [(String, String)] = parameters.map { pair in
             (AuthEncoding.percentEncode(pair.0), AuthEncoding.percentEncode(pair.1))
         }
@@ -48,7 +48,7 @@ public enum OAuth1 {
 
     /// RFC 5849 §3.4.1: `METHOD&enc(base URI)&enc(normalized parameters)`.
     /// `parameters` = query + form body + oauth_* (without `oauth_signature`); the URL's own query is added here.
-    public static func signatureBaseString(method: String, url: String, parameters: [(String, String)]) throws -> String {
+    package static func signatureBaseString(method: String, url: String, parameters: [(String, String)]) throws -> String {
         let queryPairs = AuthURL(url)?.queryPairs ?? []
         let all = (queryPairs + parameters).filter { $0.0 != "oauth_signature" && $0.0 != "realm" }
         return [method.uppercased(), AuthEncoding.percentEncode(try baseStringURI(url)),
@@ -56,17 +56,17 @@ public enum OAuth1 {
     }
 
     /// `enc(consumer_secret)&enc(token_secret)` — the HMAC key and the PLAINTEXT signature.
-    public static func signingKey(consumerSecret: String, tokenSecret: String) -> String {
+    package static func signingKey(consumerSecret: String, tokenSecret: String) -> String {
         AuthEncoding.percentEncode(consumerSecret) + "&" + AuthEncoding.percentEncode(tokenSecret)
     }
 
-    public static func hmacSHA1Signature(baseString: String, consumerSecret: String, tokenSecret: String) -> String {
+    package static func hmacSHA1Signature(baseString: String, consumerSecret: String, tokenSecret: String) -> String {
         let key = SymmetricKey(data: Array(signingKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret).utf8))
         let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Array(baseString.utf8), using: key)
         return Data(mac).base64EncodedString()
     }
 
-    public static func signature(method: OAuth1SignatureMethod, httpMethod: String, url: String,
+    package static func signature(method: OAuth1SignatureMethod, httpMethod: String, url: String,
                                  parameters: [(String, String)], consumerSecret: String, tokenSecret: String) throws -> String {
         switch method {
         case .plaintext:
@@ -80,7 +80,7 @@ public enum OAuth1 {
     /// Signs a GET request. With `.header` every protocol parameter (oauth_callback and oauth_verifier
     /// included) travels in `Authorization: OAuth …` (RFC 5849 §3.5.1, node-oauth's way with Evernote);
     /// with `.query` everything is in the query string (geeknote's way).
-    public static func signedGetRequest(url: String, extraParameters: [(String, String)], consumer: OAuth1Consumer,
+    package static func signedGetRequest(url: String, extraParameters: [(String, String)], consumer: OAuth1Consumer,
                                         token: String?, tokenSecret: String, method: OAuth1SignatureMethod,
                                         placement: OAuth1ParameterPlacement = .header,
                                         nonce: String, timestamp: Int) throws -> HTTPRequest {
@@ -109,7 +109,7 @@ public enum OAuth1 {
 
     /// Decides what the listener does with a callback: `oauth_token` must be this login's temporary
     /// token; no `oauth_verifier` means the user declined.
-    public static func classifyCallback(_ callback: CallbackParameters, expectedToken: String) -> CallbackVerdict {
+    package static func classifyCallback(_ callback: CallbackParameters, expectedToken: String) -> CallbackVerdict {
         guard let token = callback["oauth_token"] else { return .reject("oauth_token is missing") }
         guard constantTimeEqual(token, expectedToken) else { return .reject("oauth_token mismatch") }
         if let verifier = callback["oauth_verifier"], !verifier.isEmpty { return .accept }
@@ -117,7 +117,7 @@ public enum OAuth1 {
     }
 
     /// The verifier from an accepted callback; throws `accessDenied` when there is none.
-    public static func verifier(from callback: CallbackParameters, expectedToken: String) throws -> String {
+    package static func verifier(from callback: CallbackParameters, expectedToken: String) throws -> String {
         switch classifyCallback(callback, expectedToken: expectedToken) {
         case .accept: return callback["oauth_verifier"]!
         case .denied: throw AuthError.accessDenied
@@ -137,23 +137,23 @@ func constantTimeEqual(_ a: String, _ b: String) -> Bool {
 }
 
 /// Step 1's answer.
-public struct OAuth1TemporaryCredentials: Sendable {
-    public var token: String
-    public var tokenSecret: String
-    public var callbackConfirmed: Bool
+package struct OAuth1TemporaryCredentials: Sendable {
+    package var token: String
+    package var tokenSecret: String
+    package var callbackConfirmed: Bool
 }
 
 /// Step 4's answer: the Evernote token and where the account lives.
-public struct OAuth1TokenResponse: Sendable, Equatable {
-    public var token: String
-    public var shard: String?
-    public var userId: Int?
+package struct OAuth1TokenResponse: Sendable, Equatable {
+    package var token: String
+    package var shard: String?
+    package var userId: Int?
     /// `edam_expires` (milliseconds since 1970) as a date.
-    public var expires: Date?
-    public var noteStoreUrl: String?
-    public var webApiUrlPrefix: String?
+    package var expires: Date?
+    package var noteStoreUrl: String?
+    package var webApiUrlPrefix: String?
 
-    public static func parse(_ body: String) throws -> OAuth1TokenResponse {
+    package static func parse(_ body: String) throws -> OAuth1TokenResponse {
         let fields = AuthEncoding.firstValues(AuthEncoding.parseForm(body.trimmingCharacters(in: .whitespacesAndNewlines)))
         guard let token = fields["oauth_token"], !token.isEmpty else {
             throw AuthError.malformedResponse(step: "token exchange", detail: "no oauth_token")
@@ -166,16 +166,16 @@ public struct OAuth1TokenResponse: Sendable, Equatable {
 }
 
 /// The three network steps of OAuth 1.0a against `HOST/oauth` and `HOST/OAuth.action`.
-public struct OAuth1Client: Sendable {
-    public var baseURL: String
-    public var consumer: OAuth1Consumer
-    public var signatureMethod: OAuth1SignatureMethod
-    public var placement: OAuth1ParameterPlacement
-    public var transport: AuthHTTPTransport
+package struct OAuth1Client: Sendable {
+    package var baseURL: String
+    package var consumer: OAuth1Consumer
+    package var signatureMethod: OAuth1SignatureMethod
+    package var placement: OAuth1ParameterPlacement
+    package var transport: AuthHTTPTransport
     var nonce: @Sendable () -> String = { HexText.lowercase(AuthEncoding.randomBytes(16)) }
     var timestamp: @Sendable () -> Int = { Int(Date().timeIntervalSince1970) }
 
-    public init(baseURL: String, consumer: OAuth1Consumer, signatureMethod: OAuth1SignatureMethod = .hmacSHA1,
+    package init(baseURL: String, consumer: OAuth1Consumer, signatureMethod: OAuth1SignatureMethod = .hmacSHA1,
                 placement: OAuth1ParameterPlacement = .header, transport: AuthHTTPTransport) {
         self.baseURL = baseURL
         self.consumer = consumer
@@ -187,7 +187,7 @@ public struct OAuth1Client: Sendable {
     var endpoint: String { baseURL + "/oauth" }
 
     /// Step 1: temporary credentials, with `oauth_callback` = the loopback listener's URL.
-    public func requestTemporaryCredentials(callback: String) async throws -> OAuth1TemporaryCredentials {
+    package func requestTemporaryCredentials(callback: String) async throws -> OAuth1TemporaryCredentials {
         let request = try OAuth1.signedGetRequest(url: endpoint, extraParameters: [("oauth_callback", callback)],
                                                   consumer: consumer, token: nil, tokenSecret: "", method: signatureMethod,
                                                   placement: placement, nonce: nonce(), timestamp: timestamp())
@@ -206,12 +206,12 @@ public struct OAuth1Client: Sendable {
     }
 
     /// Step 2: the page the user opens.
-    public func authorizationURL(for temporary: OAuth1TemporaryCredentials) -> String {
+    package func authorizationURL(for temporary: OAuth1TemporaryCredentials) -> String {
         baseURL + "/OAuth.action?oauth_token=" + AuthEncoding.percentEncode(temporary.token)
     }
 
     /// Step 4: exchange the temporary token and verifier for the Evernote token.
-    public func exchange(_ temporary: OAuth1TemporaryCredentials, verifier: String) async throws -> OAuth1TokenResponse {
+    package func exchange(_ temporary: OAuth1TemporaryCredentials, verifier: String) async throws -> OAuth1TokenResponse {
         let request = try OAuth1.signedGetRequest(url: endpoint, extraParameters: [("oauth_verifier", verifier)],
                                                   consumer: consumer, token: temporary.token, tokenSecret: temporary.tokenSecret,
                                                   method: signatureMethod, placement: placement,

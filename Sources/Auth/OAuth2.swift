@@ -6,12 +6,12 @@ import Configuration
 import Network
 
 /// RFC 8414 authorization-server metadata (the fields enlog uses).
-public struct OAuth2ServerMetadata: Sendable, Codable, Equatable {
-    public var issuer: String?
-    public var authorizationEndpoint: String
-    public var tokenEndpoint: String
-    public var registrationEndpoint: String?
-    public var codeChallengeMethodsSupported: [String]?
+package struct OAuth2ServerMetadata: Sendable, Codable, Equatable {
+    package var issuer: String?
+    package var authorizationEndpoint: String
+    package var tokenEndpoint: String
+    package var registrationEndpoint: String?
+    package var codeChallengeMethodsSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -23,13 +23,13 @@ public struct OAuth2ServerMetadata: Sendable, Codable, Equatable {
 }
 
 /// RFC 7636 PKCE pair (S256).
-public struct PKCE: Sendable {
-    public var verifier: String
-    public var challenge: String
-    public var method: String { "S256" }
+package struct PKCE: Sendable {
+    package var verifier: String
+    package var challenge: String
+    package var method: String { "S256" }
 
     /// A fresh verifier of `length` (43…128) unreserved characters from the CSPRNG.
-    public static func generate(length: Int = 64) -> PKCE {
+    package static func generate(length: Int = 64) -> PKCE {
         let length = min(max(length, 43), 128)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
         var generator = SystemRandomNumberGenerator()
@@ -37,24 +37,24 @@ public struct PKCE: Sendable {
         return PKCE(verifier: verifier)
     }
 
-    public init(verifier: String) {
+    package init(verifier: String) {
         self.verifier = verifier
         self.challenge = PKCE.challenge(for: verifier)
     }
 
     /// base64url(SHA256(ASCII(verifier))) without padding.
-    public static func challenge(for verifier: String) -> String {
+    package static func challenge(for verifier: String) -> String {
         AuthEncoding.base64URLEncode(SHA256.hash(data: Array(verifier.utf8)))
     }
 }
 
 /// Claims of a JWT, read without any signature check (the TLS connection is what is trusted).
-public struct JWTClaims: Sendable {
+package struct JWTClaims: Sendable {
     /// The claims this client reads: text and numbers (others, such as arrays, are dropped).
-    public let strings: [String: String]
-    public let numbers: [String: Double]
+    package let strings: [String: String]
+    package let numbers: [String: Double]
 
-    public init(jwt: String) throws {
+    package init(jwt: String) throws {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 2, let payload = AuthEncoding.base64URLDecode(String(parts[1])),
               let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
@@ -64,22 +64,22 @@ public struct JWTClaims: Sendable {
         numbers = object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
     }
 
-    public func string(_ name: String) -> String? { strings[name] }
+    package func string(_ name: String) -> String? { strings[name] }
 
-    public func date(_ name: String) -> Date? {
+    package func date(_ name: String) -> Date? {
         numbers[name].map { Date(timeIntervalSince1970: $0) }
     }
 
-    public var expiry: Date? { date("exp") }
+    package var expiry: Date? { date("exp") }
 }
 
 /// The classic Evernote token `S=s1:U=…:E=<hex ms>:C=…:…` (treated as opaque except for these fields).
-public struct ClassicToken: Sendable, Equatable {
-    public var shard: String?
-    public var userId: Int?
-    public var expires: Date?
+package struct ClassicToken: Sendable, Equatable {
+    package var shard: String?
+    package var userId: Int?
+    package var expires: Date?
 
-    public init(_ token: String) {
+    package init(_ token: String) {
         var fields = [String: String]()
         for part in token.split(separator: ":") {
             guard let eq = part.firstIndex(of: "=") else { continue }
@@ -92,17 +92,17 @@ public struct ClassicToken: Sendable, Equatable {
 }
 
 /// A token endpoint answer, with everything enlog derives from it.
-public struct OAuth2TokenSet: Sendable {
-    public var accessToken: String
-    public var refreshToken: String?
-    public var expiresIn: Int?
+package struct OAuth2TokenSet: Sendable {
+    package var accessToken: String
+    package var refreshToken: String?
+    package var expiresIn: Int?
     /// Claim `mono_authn_token`: the Thrift `authenticationToken`.
-    public var evernoteToken: String
-    public var accessTokenExpires: Date?
-    public var refreshTokenExpires: Date?
-    public var classic: ClassicToken
+    package var evernoteToken: String
+    package var accessTokenExpires: Date?
+    package var refreshTokenExpires: Date?
+    package var classic: ClassicToken
 
-    public static func parse(_ body: [UInt8], now: Date = Date()) throws -> OAuth2TokenSet {
+    package static func parse(_ body: [UInt8], now: Date = Date()) throws -> OAuth2TokenSet {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
             throw AuthError.malformedResponse(step: "token", detail: "not a JSON object")
         }
@@ -123,10 +123,10 @@ public struct OAuth2TokenSet: Sendable {
 }
 
 /// OAuth 2.0 + PKCE steps as Evernote production (accounts.evernote.com) uses them.
-public enum OAuth2 {
-    public static let scopes = "openid profile mono_authn_token email offline_access"
+package enum OAuth2 {
+    package static let scopes = "openid profile mono_authn_token email offline_access"
     /// Refresh when the access token or the classic token expires within this many seconds.
-    public static let refreshMargin: TimeInterval = 15 * 60
+    package static let refreshMargin: TimeInterval = 15 * 60
 
     /// The answers by which an authorization server says "not you" rather than "not now":
     /// unauthorized, forbidden, gone; and for registration a 400 (RFC 7591 §3.2.2: the client
@@ -134,7 +134,7 @@ public enum OAuth2 {
     static let refusals: Set<Int> = [401, 403, 410]
 
     /// RFC 8414 discovery; nil when the server answers 404 (no OAuth 2.0 there).
-    public static func discover(issuer: String, transport: AuthHTTPTransport) async throws -> OAuth2ServerMetadata? {
+    package static func discover(issuer: String, transport: AuthHTTPTransport) async throws -> OAuth2ServerMetadata? {
         let url = issuer.trimmingSuffix("/") + "/.well-known/oauth-authorization-server"
         let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")]))
         if response.status == 404 { return nil }
@@ -153,7 +153,7 @@ public enum OAuth2 {
     }
 
     /// RFC 7591 dynamic registration of a public client; returns the `client_id`.
-    public static func register(metadata: OAuth2ServerMetadata, redirectURI: String, clientName: String,
+    package static func register(metadata: OAuth2ServerMetadata, redirectURI: String, clientName: String,
                                 transport: AuthHTTPTransport) async throws -> String {
         guard let endpoint = metadata.registrationEndpoint else {
             throw AuthError.malformedResponse(step: "authorization-server discovery", detail: "no registration_endpoint")
@@ -183,7 +183,7 @@ public enum OAuth2 {
         return clientId
     }
 
-    public static func authorizationURL(metadata: OAuth2ServerMetadata, clientId: String, redirectURI: String,
+    package static func authorizationURL(metadata: OAuth2ServerMetadata, clientId: String, redirectURI: String,
                                         state: String, pkce: PKCE, scope: String = scopes) -> String {
         let parameters: [(String, String)] = [
             ("response_type", "code"),
@@ -199,7 +199,7 @@ public enum OAuth2 {
     }
 
     /// What the listener does with a callback: `state` must match; `error=access_denied` = the user declined.
-    public static func classifyCallback(_ callback: CallbackParameters, expectedState: String) -> CallbackVerdict {
+    package static func classifyCallback(_ callback: CallbackParameters, expectedState: String) -> CallbackVerdict {
         guard let state = callback["state"] else { return .reject("state is missing") }
         guard constantTimeEqual(state, expectedState) else { return .reject("state mismatch") }
         if callback["error"] != nil { return .denied }
@@ -208,7 +208,7 @@ public enum OAuth2 {
     }
 
     /// The code from a callback, or the right error.
-    public static func code(from callback: CallbackParameters, expectedState: String) throws -> String {
+    package static func code(from callback: CallbackParameters, expectedState: String) throws -> String {
         switch classifyCallback(callback, expectedState: expectedState) {
         case .accept: return callback["code"]!
         case .denied:
@@ -220,7 +220,7 @@ public enum OAuth2 {
         }
     }
 
-    public static func exchange(code: String, pkce: PKCE, clientId: String, redirectURI: String, tokenEndpoint: String,
+    package static func exchange(code: String, pkce: PKCE, clientId: String, redirectURI: String, tokenEndpoint: String,
                                 transport: AuthHTTPTransport, now: Date = Date()) async throws -> OAuth2TokenSet {
         try await postToken([
             ("grant_type", "authorization_code"),
@@ -231,7 +231,7 @@ public enum OAuth2 {
         ], step: "code exchange", tokenEndpoint: tokenEndpoint, transport: transport, now: now)
     }
 
-    public static func refresh(refreshToken: String, clientId: String, tokenEndpoint: String,
+    package static func refresh(refreshToken: String, clientId: String, tokenEndpoint: String,
                                transport: AuthHTTPTransport, now: Date = Date()) async throws -> OAuth2TokenSet {
         try await postToken([
             ("grant_type", "refresh_token"),

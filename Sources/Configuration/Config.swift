@@ -1,7 +1,7 @@
 import Foundation
 import Support
 
-public enum ConfigError: ENLogError, Equatable {
+package enum ConfigError: ENLogError, Equatable {
     case unreadable(path: String, reason: String)
     case syntax(path: String, line: Int, column: Int, message: String)
     case unknownSetting(path: String, name: String)
@@ -10,7 +10,7 @@ public enum ConfigError: ENLogError, Equatable {
 
     /// One line whatever the file or the environment holds: a value, a key or the parser's words
     /// quote it, line breaks and all (`\x0A` here).
-    public var reason: String { TerminalText.oneLine(unflattenedReason) }
+    package var reason: String { TerminalText.oneLine(unflattenedReason) }
 
     private var unflattenedReason: String {
         switch self {
@@ -27,7 +27,7 @@ public enum ConfigError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .unknownSetting:
             return "`enlog config show` lists every setting"
@@ -44,7 +44,7 @@ public enum ConfigError: ENLogError, Equatable {
     }
 
     /// A bad command-line flag is a usage error; the rest is configuration.
-    public var isUsageError: Bool {
+    package var isUsageError: Bool {
         switch self {
         case .wrongType(.flag, _, _), .invalidValue(.flag, _, _): return true
         default: return false
@@ -53,7 +53,7 @@ public enum ConfigError: ENLogError, Equatable {
 }
 
 /// Where a setting's effective value came from.
-public enum SettingSource: String, Sendable, Codable {
+package enum SettingSource: String, Sendable, Codable {
     case defaultValue = "default"
     case file
     case environment
@@ -62,13 +62,13 @@ public enum SettingSource: String, Sendable, Codable {
 
 /// Where a value came from, precisely enough to name it in a message: the file, the variable
 /// actually set (`ENLOG_DB`, not the setting's canonical name), or the flag.
-public enum SettingOrigin: Sendable, Equatable {
+package enum SettingOrigin: Sendable, Equatable {
     case defaultValue
     case file(String)
     case environment(String)
     case flag(String)
 
-    public var source: SettingSource {
+    package var source: SettingSource {
         switch self {
         case .defaultValue: return .defaultValue
         case .file: return .file
@@ -91,37 +91,37 @@ public enum SettingOrigin: Sendable, Equatable {
 
 /// A rule a setting's value must follow, beyond its type and range: nil when the value is
 /// fine, else what is wrong with it ("must be tiles, static or none").
-public typealias SettingCheck = @Sendable (String) -> String?
+package typealias SettingCheck = @Sendable (String) -> String?
 
 /// The effective settings: defaults, then config.toml, then `ENLOG_*` variables, then flags.
-public struct Config: Sendable {
-    public struct Resolved: Sendable {
-        public var value: String?
-        public var origin: SettingOrigin
-        public var source: SettingSource { origin.source }
+package struct Config: Sendable {
+    package struct Resolved: Sendable {
+        package var value: String?
+        package var origin: SettingOrigin
+        package var source: SettingSource { origin.source }
     }
 
     /// A value given on the command line, with the flag that gave it (for messages).
-    public struct Flag: Sendable {
-        public var flag: String
-        public var value: String
-        public init(_ flag: String, _ value: String) {
+    package struct Flag: Sendable {
+        package var flag: String
+        package var value: String
+        package init(_ flag: String, _ value: String) {
             self.flag = flag
             self.value = value
         }
     }
 
-    public private(set) var resolved: [String: Resolved] = [:]
-    public let filePath: String
+    package private(set) var resolved: [String: Resolved] = [:]
+    package let filePath: String
     /// `ENLOG_*` variables set in the environment that enlog does not know (typos), sorted.
-    public private(set) var unknownEnvironment: [String] = []
+    package private(set) var unknownEnvironment: [String] = []
     /// The XDG directories the environment named (the tile cache lives under its cache home).
-    public let paths: XDGPaths
+    package let paths: XDGPaths
     /// The zone notes are written in and days are counted in: `note.time_zone`, else `TZ` read
     /// as the C library reads it (`TimeZoneName`), else the system's (/etc/localtime).
-    public private(set) var timeZone = TimeZone.current
+    package private(set) var timeZone = TimeZone.current
     /// Why `TZ` could not be followed, when it could not (times are then in UTC, as `date`'s).
-    public private(set) var timeZoneWarning: String?
+    package private(set) var timeZoneWarning: String?
 
     /// - Parameters:
     ///   - path: config file; nil means `$XDG_CONFIG_HOME/enlog/config.toml`, which may be absent.
@@ -129,7 +129,7 @@ public struct Config: Sendable {
     ///   - checks: what each concern requires of its settings' values beyond type and range
     ///     (a tile URL's placeholders, gpsd's HOST:PORT): the concerns own those rules, so the
     ///     configuration knows none of them and is handed them by whoever builds it.
-    public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    package init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 flags: [String: Flag] = [:], checks: [Setting: SettingCheck] = [:]) throws(ConfigError) {
         let paths = XDGPaths(environment: environment)
         if path?.isEmpty == true { throw .invalidValue(origin: .flag("--config"), name: "config", reason: "is empty; it must be a path") }
@@ -172,7 +172,7 @@ public struct Config: Sendable {
         unknownEnvironment = environment.keys.filter { $0.hasPrefix("ENLOG_") && !known.contains($0) }.sorted()
     }
 
-    public func string(_ setting: Setting) -> String? { resolved[setting.name]?.value }
+    package func string(_ setting: Setting) -> String? { resolved[setting.name]?.value }
 
     private static func zone(configured: String?, tz: String?) -> (TimeZone, String?) {
         let utc = TimeZone(identifier: "UTC")!
@@ -187,25 +187,25 @@ public struct Config: Sendable {
     }
 
     /// A numeric setting's value; always within the setting's range (checked when read).
-    public func number(_ setting: Setting) -> Double {
+    package func number(_ setting: Setting) -> Double {
         let range = setting.range ?? NumericRange(0, 0, unit: "")
         return string(setting).flatMap(range.value(of:)) ?? setting.defaultValue.flatMap(range.value(of:)) ?? range.lowest
     }
 
     /// A setting in seconds, as a Duration (millisecond precision).
-    public func duration(_ setting: Setting) -> Duration {
+    package func duration(_ setting: Setting) -> Duration {
         .milliseconds(Int64((number(setting) * 1000).rounded()))
     }
 
     /// A whole-number setting (range-checked when the configuration was read).
-    public func integer(_ setting: Setting) -> Int {
+    package func integer(_ setting: Setting) -> Int {
         let value = number(setting)
         return value.isFinite && abs(value) < 1e15 ? Int(value) : 0
     }
 
-    public func boolean(_ setting: Setting) -> Bool { string(setting).flatMap(Self.parseBoolean) ?? false }
+    package func boolean(_ setting: Setting) -> Bool { string(setting).flatMap(Self.parseBoolean) ?? false }
 
-    public func list(_ setting: Setting) -> [String] {
+    package func list(_ setting: Setting) -> [String] {
         (string(setting) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
@@ -322,12 +322,12 @@ public struct Config: Sendable {
 }
 
 /// The XDG base directories enlog uses.
-public struct XDGPaths: Sendable {
-    public let configHome: String
-    public let dataHome: String
-    public let cacheHome: String
+package struct XDGPaths: Sendable {
+    package let configHome: String
+    package let dataHome: String
+    package let cacheHome: String
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         func absolute(_ name: String, _ fallback: String) -> String {
             // The spec says relative values are invalid and must be ignored.
@@ -339,13 +339,13 @@ public struct XDGPaths: Sendable {
         cacheHome = absolute("XDG_CACHE_HOME", ".cache")
     }
 
-    public var configFile: String { configHome + "/enlog/config.toml" }
-    public var credentialsFile: String { configHome + "/enlog/credentials.json" }
-    public var defaultDatabase: String { dataHome + "/enlog/enlog.sqlite" }
+    package var configFile: String { configHome + "/enlog/config.toml" }
+    package var credentialsFile: String { configHome + "/enlog/credentials.json" }
+    package var defaultDatabase: String { dataHome + "/enlog/enlog.sqlite" }
     /// Map tiles: a cache, safe to delete, so under XDG_CACHE_HOME and never in the outbox.
-    public var tileCache: String { cacheHome + "/enlog/tiles.sqlite" }
+    package var tileCache: String { cacheHome + "/enlog/tiles.sqlite" }
 }
 
 extension ConfigError {
-    public var category: ErrorCategory { isUsageError ? .usage : .config }
+    package var category: ErrorCategory { isUsageError ? .usage : .config }
 }

@@ -3,7 +3,7 @@ import Support
 
 /// `enlog config show`: every setting with its effective value and where it came from.
 /// Secrets are never printed, only whether they are set.
-public enum ConfigReport {
+package enum ConfigReport {
     static let hidden = "(set, hidden)"
 
     static func shown(_ setting: Setting, in config: Config) -> String? {
@@ -25,7 +25,7 @@ public enum ConfigReport {
     /// booleans as booleans, lists as lists. Unset settings and secrets are commented out, so
     /// pasting never sets a secret to "(set, hidden)". Each line ends with where the value came
     /// from and the variable that overrides it.
-    public static func text(_ config: Config) -> String {
+    package static func text(_ config: Config) -> String {
         var lines = ["# effective settings; config file: \(config.filePath)"]
         var section: Substring = ""
         for setting in Setting.all {
@@ -83,7 +83,7 @@ public enum ConfigReport {
         return out + "\""
     }
 
-    public static func json(_ config: Config) throws -> String {
+    package static func json(_ config: Config) throws -> String {
         struct Entry: Encodable {
             var value: String?
             var source: SettingSource

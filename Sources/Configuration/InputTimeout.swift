@@ -5,7 +5,7 @@ extension Config {
     /// `ENLOG_INPUT_TIMEOUT`: how long a read of standard input, a pipe or a device may take
     /// (`InputDeadline`). Checked and applied when enlog starts, before any command reads
     /// anything, `validate` and the config file included; a bad value is a configuration error.
-    public static func applyInputTimeout(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) {
+    package static func applyInputTimeout(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) {
         let name = InputDeadline.environmentName
         guard let value = environment[name] else { return }
         let range = NumericRange.timeoutSeconds

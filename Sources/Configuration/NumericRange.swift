@@ -5,14 +5,14 @@ import Support
 /// file, environment, command line) is checked against one of these where it is read, so a huge,
 /// negative, NaN or infinite value is a clear error instead of a trap in a later conversion
 /// (`Int(1e17 * 1000)` overflows a Duration's milliseconds).
-public struct NumericRange: Sendable, Hashable {
-    public let lowest: Double
-    public let highest: Double
+package struct NumericRange: Sendable, Hashable {
+    package let lowest: Double
+    package let highest: Double
     /// "seconds", "metres", "notes": what the number counts, for the error message.
-    public let unit: String
-    public let wholeNumbers: Bool
+    package let unit: String
+    package let wholeNumbers: Bool
 
-    public init(_ lowest: Double, _ highest: Double, unit: String, wholeNumbers: Bool = false) {
+    package init(_ lowest: Double, _ highest: Double, unit: String, wholeNumbers: Bool = false) {
         self.lowest = lowest
         self.highest = highest
         self.unit = unit
@@ -20,17 +20,17 @@ public struct NumericRange: Sendable, Hashable {
     }
 
     /// "a number of seconds from 0.1 to 3600"
-    public var accepted: String {
+    package var accepted: String {
         "\(wholeNumbers ? "a whole number" : "a number") of \(unit) from \(Self.format(lowest)) to \(Self.format(highest))"
     }
 
     /// The value when `text` is a number in range; nil otherwise (NaN, inf, 1e300, -1, "ten").
-    public func value(of text: String) -> Double? {
+    package func value(of text: String) -> Double? {
         guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else { return nil }
         return contains(number) ? number : nil
     }
 
-    public func contains(_ number: Double) -> Bool {
+    package func contains(_ number: Double) -> Bool {
         number.isFinite && number >= lowest && number <= highest && (!wholeNumbers || number.rounded() == number)
     }
 
@@ -40,40 +40,40 @@ public struct NumericRange: Sendable, Hashable {
 }
 
 extension NumericRange {
-    public static let timeoutSeconds = NumericRange(0.1, 3600, unit: "seconds")
-    public static let fixAgeSeconds = NumericRange(0.1, 86_400, unit: "seconds")
-    public static let accuracyMetres = NumericRange(0.1, 100_000, unit: "metres")
-    public static let shortWaitSeconds = NumericRange(0.05, 60, unit: "seconds")
+    package static let timeoutSeconds = NumericRange(0.1, 3600, unit: "seconds")
+    package static let fixAgeSeconds = NumericRange(0.1, 86_400, unit: "seconds")
+    package static let accuracyMetres = NumericRange(0.1, 100_000, unit: "metres")
+    package static let shortWaitSeconds = NumericRange(0.05, 60, unit: "seconds")
     /// Spacing between requests to one service: none at all, up to a minute.
-    public static let spacingSeconds = NumericRange(0, 60, unit: "seconds")
+    package static let spacingSeconds = NumericRange(0, 60, unit: "seconds")
     /// One Evernote request: long enough for a slow link, short enough that a hanging service
     /// does not hold a sync for minutes per note.
-    public static let requestSeconds = NumericRange(1, 300, unit: "seconds")
-    public static let budgetMilliseconds = NumericRange(50, 60_000, unit: "milliseconds", wholeNumbers: true)
-    public static let noteCount = NumericRange(1, 1_000_000, unit: "notes", wholeNumbers: true)
-    public static let authorizationSeconds = NumericRange(1, 86_400, unit: "seconds")
-    public static let watchDistanceMetres = NumericRange(10, 100_000, unit: "metres")
-    public static let watchIntervalSeconds = NumericRange(1, 86_400, unit: "seconds")
-    public static let watchHeartbeatSeconds = NumericRange(60, 604_800, unit: "seconds")
+    package static let requestSeconds = NumericRange(1, 300, unit: "seconds")
+    package static let budgetMilliseconds = NumericRange(50, 60_000, unit: "milliseconds", wholeNumbers: true)
+    package static let noteCount = NumericRange(1, 1_000_000, unit: "notes", wholeNumbers: true)
+    package static let authorizationSeconds = NumericRange(1, 86_400, unit: "seconds")
+    package static let watchDistanceMetres = NumericRange(10, 100_000, unit: "metres")
+    package static let watchIntervalSeconds = NumericRange(1, 86_400, unit: "seconds")
+    package static let watchHeartbeatSeconds = NumericRange(60, 604_800, unit: "seconds")
     /// Track thinning: a metre keeps nearly every fix of a walk, 10 km next to nothing.
-    public static let trackDistanceMetres = NumericRange(1, 10_000, unit: "metres")
+    package static let trackDistanceMetres = NumericRange(1, 10_000, unit: "metres")
 }
 
 extension NumericRange {
     /// A map image's side: big enough for a marker, small enough to stay far below Evernote's
     /// resource size limit.
-    public static let mapPixels = NumericRange(16, 4096, unit: "pixels", wholeNumbers: true)
+    package static let mapPixels = NumericRange(16, 4096, unit: "pixels", wholeNumbers: true)
     /// The zoom levels OSM-compatible tile servers serve.
-    public static let mapZoom = NumericRange(0, 19, unit: "zoom levels", wholeNumbers: true)
+    package static let mapZoom = NumericRange(0, 19, unit: "zoom levels", wholeNumbers: true)
     /// The tile cache on disk; 0 keeps tiles in memory only.
-    public static let cacheMegabytes = NumericRange(0, 100_000, unit: "megabytes")
+    package static let cacheMegabytes = NumericRange(0, 100_000, unit: "megabytes")
 }
 
 extension NumericRange {
     /// A stay's radius: below 10 m GPS noise alone breaks every stay; beyond 1 km a town is one place.
-    public static let stayRadiusMetres = NumericRange(10, 1000, unit: "metres")
+    package static let stayRadiusMetres = NumericRange(10, 1000, unit: "metres")
     /// From a minute (a stop at a kiosk) to a day.
-    public static let stayDurationSeconds = NumericRange(60, 86_400, unit: "seconds")
+    package static let stayDurationSeconds = NumericRange(60, 86_400, unit: "seconds")
     /// Up to two days: a longer silence says nothing about where someone was.
-    public static let stayGapSeconds = NumericRange(0, 172_800, unit: "seconds")
+    package static let stayGapSeconds = NumericRange(0, 172_800, unit: "seconds")
 }

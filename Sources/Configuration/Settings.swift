@@ -3,20 +3,20 @@ import Support
 
 /// One setting enlog reads: its name in config.toml (`section.key`), its type and default, the
 /// environment variables that override it, and whether its value is a secret.
-public struct Setting: Sendable, Hashable {
-    public enum Kind: String, Sendable {
+package struct Setting: Sendable, Hashable {
+    package enum Kind: String, Sendable {
         case string, integer, number, boolean, list
     }
 
-    public let name: String
-    public let kind: Kind
-    public let defaultValue: String?
-    public let secret: Bool
-    public let help: String
+    package let name: String
+    package let kind: Kind
+    package let defaultValue: String?
+    package let secret: Bool
+    package let help: String
     /// The environment variables that set it, the one documented first.
-    public let environmentNames: [String]
+    package let environmentNames: [String]
     /// For `.number` and `.integer` settings: the values accepted, wherever they come from.
-    public let range: NumericRange?
+    package let range: NumericRange?
 
     /// - Parameter environment: the documented variable, when it is not `ENLOG_SECTION_KEY`
     ///   (`note.time_zone` → `ENLOG_NOTE_TIME_ZONE`), which is then accepted too.
@@ -34,69 +34,69 @@ public struct Setting: Sendable, Hashable {
     }
 
     /// The section (`location`) and key (`max_age`) in config.toml.
-    public var section: Substring { name.split(separator: ".")[0] }
-    public var key: Substring { name.split(separator: ".")[1] }
+    package var section: Substring { name.split(separator: ".")[0] }
+    package var key: Substring { name.split(separator: ".")[1] }
 }
 
 extension Setting {
-    public static let gpsd = Setting("location.gpsd", .string, default: "127.0.0.1:2947", "gpsd address, HOST:PORT")
-    public static let locationTimeout = Setting("location.timeout", .number, default: "30", range: .timeoutSeconds, "seconds to wait for a usable fix")
-    public static let maxAge = Setting("location.max_age", .number, default: "15", range: .fixAgeSeconds, "oldest acceptable fix, seconds")
-    public static let minAccuracy = Setting("location.min_accuracy", .number, default: "40", range: .accuracyMetres, "worst acceptable horizontal accuracy, metres")
-    public static let geocodingEnabled = Setting("geocoding.enabled", .boolean, default: "true", "look up addresses")
-    public static let geocodingURL = Setting("geocoding.url", .string, default: "https://nominatim.openstreetmap.org", "Nominatim-compatible base URL")
-    public static let geocodingLanguage = Setting("geocoding.language", .string, default: nil, "address language (default: from LANG)")
-    public static let geocodingTimeout = Setting("geocoding.timeout", .number, default: "3", range: .shortWaitSeconds, "longest wait for an address, seconds")
-    public static let geocodingInterval = Setting("geocoding.min_interval", .number, default: nil, range: .spacingSeconds, "least time between two address requests, seconds, across every enlog process; unset: 1.1 (OpenStreetMap's policy), 0 for a geocoder on this machine")
-    public static let geocodingContact = Setting("geocoding.contact", .string, default: nil, "contact (e-mail or URL) sent in the User-Agent, as Nominatim's policy asks")
-    public static let template = Setting("note.template", .string, default: "default", "template: 'default', 'classic' or a directory holding title.mustache and content.mustache")
-    public static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
-    public static let tags = Setting("note.tags", .list, default: "LocationHistory", "tags, comma-separated in the environment")
-    public static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times and days (default: TZ as `date` reads it, else the system's)")
-    public static let map = Setting("note.map", .string, default: "openstreetmap", "map link: openstreetmap or google")
-    public static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
-    public static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
-    public static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
-    public static let consumerKey = Setting("auth.consumer_key", .string, default: nil, environment: ["ENLOG_AUTH_CONSUMER_KEY", "ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (Yinxiang, custom hosts)")
-    public static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, environment: ["ENLOG_AUTH_CONSUMER_SECRET", "ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
-    public static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
-    public static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", range: .shortWaitSeconds, "longest the reachability check may take, seconds")
-    public static let dnsTimeout = Setting("network.dns_timeout", .number, default: "5", range: .shortWaitSeconds, "longest wait for the Evernote host's name to resolve, seconds; past it a remembered address is used")
-    public static let requestTimeout = Setting("network.request_timeout", .number, default: "20", range: .requestSeconds, "longest wait for one Evernote request, seconds; past it the note stays queued and is looked up before it is sent again")
-    public static let caFile = Setting("network.ca_file", .string, default: nil, "PEM file of CAs to trust for HTTPS instead of the system's (verification stays on)")
-    public static let watchMinDistance = Setting("watch.min_distance", .number, default: "200", range: .watchDistanceMetres,
+    package static let gpsd = Setting("location.gpsd", .string, default: "127.0.0.1:2947", "gpsd address, HOST:PORT")
+    package static let locationTimeout = Setting("location.timeout", .number, default: "30", range: .timeoutSeconds, "seconds to wait for a usable fix")
+    package static let maxAge = Setting("location.max_age", .number, default: "15", range: .fixAgeSeconds, "oldest acceptable fix, seconds")
+    package static let minAccuracy = Setting("location.min_accuracy", .number, default: "40", range: .accuracyMetres, "worst acceptable horizontal accuracy, metres")
+    package static let geocodingEnabled = Setting("geocoding.enabled", .boolean, default: "true", "look up addresses")
+    package static let geocodingURL = Setting("geocoding.url", .string, default: "https://nominatim.openstreetmap.org", "Nominatim-compatible base URL")
+    package static let geocodingLanguage = Setting("geocoding.language", .string, default: nil, "address language (default: from LANG)")
+    package static let geocodingTimeout = Setting("geocoding.timeout", .number, default: "3", range: .shortWaitSeconds, "longest wait for an address, seconds")
+    package static let geocodingInterval = Setting("geocoding.min_interval", .number, default: nil, range: .spacingSeconds, "least time between two address requests, seconds, across every enlog process; unset: 1.1 (OpenStreetMap's policy), 0 for a geocoder on this machine")
+    package static let geocodingContact = Setting("geocoding.contact", .string, default: nil, "contact (e-mail or URL) sent in the User-Agent, as Nominatim's policy asks")
+    package static let template = Setting("note.template", .string, default: "default", "template: 'default', 'classic' or a directory holding title.mustache and content.mustache")
+    package static let notebook = Setting("note.notebook", .string, default: nil, "notebook name (default: the account's default notebook)")
+    package static let tags = Setting("note.tags", .list, default: "LocationHistory", "tags, comma-separated in the environment")
+    package static let timeZone = Setting("note.time_zone", .string, default: nil, "time zone of note times and days (default: TZ as `date` reads it, else the system's)")
+    package static let map = Setting("note.map", .string, default: "openstreetmap", "map link: openstreetmap or google")
+    package static let staticMapURL = Setting("note.static_map_url", .string, default: nil, "static map image URL with {lat} {lon} {key}; unset: no image")
+    package static let staticMapKey = Setting("note.static_map_key", .string, default: nil, secret: true, "API key for the static map URL")
+    package static let placeName = Setting("note.place_name", .boolean, default: "false", "also set NoteAttributes.placeName to the address (Evernote asks apps to do so only with the user's consent)")
+    package static let consumerKey = Setting("auth.consumer_key", .string, default: nil, environment: ["ENLOG_AUTH_CONSUMER_KEY", "ENLOG_CONSUMER_KEY"], "OAuth 1.0a consumer key (Yinxiang, custom hosts)")
+    package static let consumerSecret = Setting("auth.consumer_secret", .string, default: nil, secret: true, environment: ["ENLOG_AUTH_CONSUMER_SECRET", "ENLOG_CONSUMER_SECRET"], "OAuth 1.0a consumer secret")
+    package static let probes = Setting("network.probes", .list, default: nil, "IP:PORT literals the reachability check connects to (never names); unset: well-known anycast addresses")
+    package static let probeBudget = Setting("network.probe_budget", .number, default: "1.5", range: .shortWaitSeconds, "longest the reachability check may take, seconds")
+    package static let dnsTimeout = Setting("network.dns_timeout", .number, default: "5", range: .shortWaitSeconds, "longest wait for the Evernote host's name to resolve, seconds; past it a remembered address is used")
+    package static let requestTimeout = Setting("network.request_timeout", .number, default: "20", range: .requestSeconds, "longest wait for one Evernote request, seconds; past it the note stays queued and is looked up before it is sent again")
+    package static let caFile = Setting("network.ca_file", .string, default: nil, "PEM file of CAs to trust for HTTPS instead of the system's (verification stays on)")
+    package static let watchMinDistance = Setting("watch.min_distance", .number, default: "200", range: .watchDistanceMetres,
                                                  "metres moved (beyond the fixes' accuracy) since the last note before watch logs another")
-    public static let watchMinInterval = Setting("watch.min_interval", .number, default: "300", range: .watchIntervalSeconds,
+    package static let watchMinInterval = Setting("watch.min_interval", .number, default: "300", range: .watchIntervalSeconds,
                                                  "seconds since the last note before watch logs another")
-    public static let watchMaxInterval = Setting("watch.max_interval", .number, default: nil, range: .watchHeartbeatSeconds,
+    package static let watchMaxInterval = Setting("watch.max_interval", .number, default: nil, range: .watchHeartbeatSeconds,
                                                  "seconds after which watch logs a note even when stationary; unset: never")
-    public static let watchTrack = Setting("watch.track", .boolean, default: "true",
+    package static let watchTrack = Setting("watch.track", .boolean, default: "true",
                                            "watch keeps the route it follows in the history (fixes without notes, thinned), for digests and exports")
-    public static let watchTrackDistance = Setting("watch.track_distance", .number, default: "25", range: .trackDistanceMetres,
+    package static let watchTrackDistance = Setting("watch.track_distance", .number, default: "25", range: .trackDistanceMetres,
                                                    "metres moved beyond the fixes' accuracy since the last track fix before watch keeps another")
-    public static let watchTrackInterval = Setting("watch.track_interval", .number, default: "60", range: .watchIntervalSeconds,
+    package static let watchTrackInterval = Setting("watch.track_interval", .number, default: "60", range: .watchIntervalSeconds,
                                                    "seconds after which half of track_distance is enough for watch to keep a track fix")
-    public static let watchDigest = Setting("watch.digest", .boolean, default: "false",
+    package static let watchDigest = Setting("watch.digest", .boolean, default: "false",
                                             "after midnight (note.time_zone), watch writes the previous day's digest note, once")
-    public static let mapStyle = Setting("map.style", .string, default: "tiles", "map image: tiles (stitched from map.tile_url), static (downloaded from note.static_map_url) or none")
-    public static let mapWidth = Setting("map.width", .integer, default: "600", range: .mapPixels, "map image width, pixels")
-    public static let mapHeight = Setting("map.height", .integer, default: "400", range: .mapPixels, "map image height, pixels")
-    public static let mapZoom = Setting("map.zoom", .integer, default: "16", range: .mapZoom, "map zoom level, 0 (the world) to 19 (buildings)")
-    public static let tileURL = Setting("map.tile_url", .string, default: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "raster tile URL with {z} {x} {y} (256-pixel PNG tiles, OSM-compatible)")
-    public static let mapCacheSize = Setting("map.cache_size", .number, default: "100", range: .cacheMegabytes, "tile cache on disk ($XDG_CACHE_HOME/enlog/tiles.sqlite), MB; least recently used evicted; 0: memory only")
-    public static let mapTimeout = Setting("map.timeout", .number, default: "10", range: .timeoutSeconds, "longest wait for a map's tiles, seconds")
-    public static let staysRadius = Setting("stays.radius", .number, default: "50", range: .stayRadiusMetres,
+    package static let mapStyle = Setting("map.style", .string, default: "tiles", "map image: tiles (stitched from map.tile_url), static (downloaded from note.static_map_url) or none")
+    package static let mapWidth = Setting("map.width", .integer, default: "600", range: .mapPixels, "map image width, pixels")
+    package static let mapHeight = Setting("map.height", .integer, default: "400", range: .mapPixels, "map image height, pixels")
+    package static let mapZoom = Setting("map.zoom", .integer, default: "16", range: .mapZoom, "map zoom level, 0 (the world) to 19 (buildings)")
+    package static let tileURL = Setting("map.tile_url", .string, default: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "raster tile URL with {z} {x} {y} (256-pixel PNG tiles, OSM-compatible)")
+    package static let mapCacheSize = Setting("map.cache_size", .number, default: "100", range: .cacheMegabytes, "tile cache on disk ($XDG_CACHE_HOME/enlog/tiles.sqlite), MB; least recently used evicted; 0: memory only")
+    package static let mapTimeout = Setting("map.timeout", .number, default: "10", range: .timeoutSeconds, "longest wait for a map's tiles, seconds")
+    package static let staysRadius = Setting("stays.radius", .number, default: "50", range: .stayRadiusMetres,
                                             "metres from a stay's centre within which a fix (plus its accuracy) is still at that place")
-    public static let staysMinDuration = Setting("stays.min_duration", .number, default: "180", range: .stayDurationSeconds,
+    package static let staysMinDuration = Setting("stays.min_duration", .number, default: "180", range: .stayDurationSeconds,
                                                  "seconds someone must remain at a place to make a stay (a typed --at is one however short)")
-    public static let staysMaxGap = Setting("stays.max_gap", .number, default: "10800", range: .stayGapSeconds,
+    package static let staysMaxGap = Setting("stays.max_gap", .number, default: "10800", range: .stayGapSeconds,
                                             "longest silence, seconds, a stay lasts through when the fixes on both sides are at the same place")
-    public static let staysMaxAccuracy = Setting("stays.max_accuracy", .number, default: "100", range: .accuracyMetres,
+    package static let staysMaxAccuracy = Setting("stays.max_accuracy", .number, default: "100", range: .accuracyMetres,
                                                  "fixes less accurate than this, metres, neither make nor break a stay")
-    public static let database = Setting("outbox.db", .string, default: nil, environment: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
+    package static let database = Setting("outbox.db", .string, default: nil, environment: ["ENLOG_DB"], "outbox database (default: $XDG_DATA_HOME/enlog/enlog.sqlite)")
 
     /// Every setting, in the order `enlog config show` prints them.
-    public static let all: [Setting] = [
+    package static let all: [Setting] = [
         gpsd, locationTimeout, maxAge, minAccuracy,
         geocodingEnabled, geocodingURL, geocodingLanguage, geocodingTimeout, geocodingInterval, geocodingContact,
         template, notebook, tags, timeZone, map, staticMapURL, staticMapKey, placeName,
@@ -117,12 +117,12 @@ extension Setting {
 extension Setting {
     /// A numeric setting's default, read from the table above: code that needs a default (a
     /// value type's initializer, a flag's help) takes it from here instead of repeating it.
-    public var defaultNumber: Double {
+    package var defaultNumber: Double {
         guard let range, let value = defaultValue.flatMap(range.value(of:)) else { return 0 }
         return value
     }
 
-    public var defaultInteger: Int { Int(defaultNumber) }
+    package var defaultInteger: Int { Int(defaultNumber) }
 
-    public var defaultDuration: Duration { .milliseconds(Int64((defaultNumber * 1000).rounded())) }
+    package var defaultDuration: Duration { .milliseconds(Int64((defaultNumber * 1000).rounded())) }
 }

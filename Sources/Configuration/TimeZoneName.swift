@@ -6,7 +6,7 @@ import Support
 /// glibc and `date` mean 14 hours behind), turns `<+14>-14` and `:Europe/Paris` into UTC, and
 /// knows no daylight-saving rule strings: so glibc answers what the offsets are, and this type
 /// keeps only what glibc cannot answer (see `resolve`).
-public enum TimeZoneName {
+package enum TimeZoneName {
     /// Where glibc looks for a name first (`TZDIR` aside, which enlog does not follow).
     static let zoneinfo = "/usr/share/zoneinfo"
 
@@ -24,7 +24,7 @@ public enum TimeZoneName {
     ///   computed in: the tz database zone whose offsets equal glibc's at every change of
     ///   2010–2037 and between them (rules changed in many places up to 2007: the US, New
     ///   Zealand).
-    public static func resolve(_ text: String) -> TimeZone? {
+    package static func resolve(_ text: String) -> TimeZone? {
         let name = text.hasPrefix(":") ? String(text.dropFirst()) : text
         if let zone = databaseZone(name) { return zone }
         guard !text.hasPrefix(":"), isPosixRule(name) else { return nil }
@@ -41,7 +41,7 @@ public enum TimeZoneName {
     /// `STD offset [DST [offset] [,start[/time],end[/time]]]` as POSIX writes it: a name of three
     /// or more letters or `<…>` of letters, digits and signs, an offset `[+-]hh[:mm[:ss]]`, and a
     /// change `Jn`, `n` or `Mm.w.d` with an optional `/time`.
-    public static func isPosixRule(_ text: String) -> Bool {
+    package static func isPosixRule(_ text: String) -> Bool {
         let name = "(?:[A-Za-z]{3,}|<[A-Za-z0-9+-]{3,}>)"
         let offset = "[+-]?(?:[01]?[0-9]|2[0-4])(?::[0-5]?[0-9](?::[0-5]?[0-9])?)?"
         let change = "(?:J(?:36[0-5]|3[0-5][0-9]|[12]?[0-9]{1,2})|(?:36[0-5]|3[0-5][0-9]|[12]?[0-9]{1,2})"

@@ -14,8 +14,8 @@ import Outbox
 /// never builds a map renderer; one that never writes never opens the outbox for writing.
 ///
 /// `watch` reads its configuration again on SIGHUP and builds a new context from it.
-public final class RunContext: Sendable {
-    public let config: Config
+package final class RunContext: Sendable {
+    package let config: Config
     private let warn: @Sendable (String) -> Void
     private let notice: @Sendable (String) -> Void
     private let built = Mutex(Built())
@@ -29,7 +29,7 @@ public final class RunContext: Sendable {
     /// - Parameters:
     ///   - warn: where the services' warnings go (a tile cache that cannot be opened).
     ///   - notice: where a word to the user goes that is no warning (how to start a new diary).
-    public init(config: Config, warn: @escaping @Sendable (String) -> Void = { _ in },
+    package init(config: Config, warn: @escaping @Sendable (String) -> Void = { _ in },
                 notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.config = config
         self.warn = warn
@@ -42,7 +42,7 @@ public final class RunContext: Sendable {
     /// Where no path was given and nothing was logged yet (a new machine), they get an empty
     /// diary (`EmptyDiary`) and `notice` says how to start one: they answer, as on an empty
     /// outbox, and create nothing where the outbox will be.
-    public func outbox(_ access: OutboxStore.Access = .create) throws -> OutboxStore {
+    package func outbox(_ access: OutboxStore.Access = .create) throws -> OutboxStore {
         if let outbox = built.withLock({ $0.outbox }) { return outbox }
         let path = config.string(.database) ?? config.paths.defaultDatabase
         let opened: OutboxStore
@@ -70,7 +70,7 @@ public final class RunContext: Sendable {
     /// The outbox for a command that reads the history and keeps what it learns when it can (the
     /// places `timeline` and `places list` find): opened for changing, or, when this user cannot
     /// write it (another user's diary, a backup, a read-only mount), for reading, `writable` false.
-    public func outboxWritableIfPossible() throws -> (outbox: OutboxStore, writable: Bool) {
+    package func outboxWritableIfPossible() throws -> (outbox: OutboxStore, writable: Bool) {
         do {
             let outbox = try outbox(.change)
             // SQLite opens a file it may not write read-only without a word; writing would fail later.
@@ -82,19 +82,19 @@ public final class RunContext: Sendable {
     }
 
     /// Renders notes with the configured template and note settings (the template read once).
-    public func noteRenderer() throws(NoteError) -> NoteRenderer {
+    package func noteRenderer() throws(NoteError) -> NoteRenderer {
         if let renderer = built.withLock({ $0.noteRenderer }) { return renderer }
         let renderer = try NoteRenderer(config: config)
         built.withLock { $0.noteRenderer = renderer }
         return renderer
     }
 
-    public var noteStyle: NoteStyle { NoteStyle(config: config) }
+    package var noteStyle: NoteStyle { NoteStyle(config: config) }
 
-    public var mapSettings: MapSettings { MapSettings(config: config) }
+    package var mapSettings: MapSettings { MapSettings(config: config) }
 
     /// The one map renderer of the run.
-    public var maps: MapRenderer {
+    package var maps: MapRenderer {
         built.withLock { built in
             if let maps = built.maps { return maps }
             let maps = MapRenderer(settings: MapSettings(config: config), warn: warn)
@@ -105,30 +105,30 @@ public final class RunContext: Sendable {
 
     /// The map renderer, or nil when `map.style = none` asks for no map: how `log`, the digests
     /// and sync are told "no map".
-    public var mapsIfWanted: MapRenderer? { mapSettings.style == .none ? nil : maps }
+    package var mapsIfWanted: MapRenderer? { mapSettings.style == .none ? nil : maps }
 
     /// How long `log` waits for its map (`map.timeout`, capped: see `MapSettings.logBudget`).
-    public var logMapBudget: Duration { MapSettings.logBudget(config: config) }
+    package var logMapBudget: Duration { MapSettings.logBudget(config: config) }
 
     /// HTTP for Evernote's services: the CA file and the request timeout of the configuration.
-    public func http(requestTimeout: Duration? = nil) -> HTTPConfiguration {
+    package func http(requestTimeout: Duration? = nil) -> HTTPConfiguration {
         HTTPConfiguration(config: config, requestTimeout: requestTimeout)
     }
 
     /// Addresses for fixes, or nil with `geocoding.enabled = false`.
-    public func places(_ outbox: OutboxStore) -> CachingGeocoder? {
+    package func places(_ outbox: OutboxStore) -> CachingGeocoder? {
         CachingGeocoder.ifEnabled(config: config, outbox: outbox)
     }
 
     /// The logger `log`, `watch` and `import --notes` write notes through.
     /// - Parameter addressLater: no lookup now, but one before upload (`log --no-geocode`).
-    public func logger(outbox: OutboxStore, accountKey: String?, addressLater: Bool = false) throws -> LocationLogger {
+    package func logger(outbox: OutboxStore, accountKey: String?, addressLater: Bool = false) throws -> LocationLogger {
         LocationLogger(outbox: outbox, renderer: try noteRenderer(), lookup: places(outbox), account: accountKey,
                        maps: mapsIfWanted, mapBudget: logMapBudget, addressLater: addressLater)
     }
 
     /// The digest writer of `digest` and `watch.digest`.
-    public func digest(outbox: OutboxStore, accountKey: String?) -> DayDigest {
+    package func digest(outbox: OutboxStore, accountKey: String?) -> DayDigest {
         DayDigest(outbox: outbox, style: noteStyle, maps: mapsIfWanted, account: accountKey, stays: StayDetector(config: config))
     }
 }

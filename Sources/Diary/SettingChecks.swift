@@ -6,8 +6,8 @@ import Network
 /// Every concern's rules for its settings' values, handed to `Config` when it is read, so that a
 /// bad value is refused at once whichever command runs, while the configuration itself knows
 /// nothing of maps, gpsd or notes.
-public enum SettingChecks {
-    public static let all: [Setting: SettingCheck] = MapSettings.settingChecks
+package enum SettingChecks {
+    package static let all: [Setting: SettingCheck] = MapSettings.settingChecks
         .merging(NoteStyle.settingChecks) { first, _ in first }
         .merging(GPSDLocation.settingChecks) { first, _ in first }
         .merging(ReachabilityAddress.settingChecks) { first, _ in first }

@@ -4,61 +4,61 @@ import Support
 // skipped as unknown on decode and therefore never written back.
 
 extension EDAM {
-    public struct Notebook: Sendable, Hashable {
-        public var guid: Guid?
-        public var name: String?
-        public var updateSequenceNum: Int32?
-        public var defaultNotebook: Bool?
-        public var serviceCreated: Timestamp?
-        public var serviceUpdated: Timestamp?
-        public var stack: String?
+    package struct Notebook: Sendable, Hashable {
+        package var guid: Guid?
+        package var name: String?
+        package var updateSequenceNum: Int32?
+        package var defaultNotebook: Bool?
+        package var serviceCreated: Timestamp?
+        package var serviceUpdated: Timestamp?
+        package var stack: String?
 
-        public init(name: String? = nil, stack: String? = nil) {
+        package init(name: String? = nil, stack: String? = nil) {
             self.name = name
             self.stack = stack
         }
     }
 
-    public struct Tag: Sendable, Hashable {
-        public var guid: Guid?
-        public var name: String?
-        public var parentGuid: Guid?
-        public var updateSequenceNum: Int32?
+    package struct Tag: Sendable, Hashable {
+        package var guid: Guid?
+        package var name: String?
+        package var parentGuid: Guid?
+        package var updateSequenceNum: Int32?
 
-        public init(name: String? = nil, parentGuid: Guid? = nil) {
+        package init(name: String? = nil, parentGuid: Guid? = nil) {
             self.name = name
             self.parentGuid = parentGuid
         }
     }
 
-    public struct User: Sendable, Hashable {
-        public var id: UserID?
-        public var username: String?
-        public var email: String?
-        public var name: String?
-        public var timezone: String?
+    package struct User: Sendable, Hashable {
+        package var id: UserID?
+        package var username: String?
+        package var email: String?
+        package var name: String?
+        package var timezone: String?
         /// PrivilegeLevel: 1 NORMAL, 3 PREMIUM, 5 VIP, 7 MANAGER, 8 SUPPORT, 9 ADMIN. Kept raw so
         /// a level newer than our IDL still decodes.
-        public var privilege: Int32?
+        package var privilege: Int32?
         /// ServiceLevel: 1 BASIC, 2 PLUS, 3 PREMIUM, 4 BUSINESS.
-        public var serviceLevel: Int32?
-        public var created: Timestamp?
-        public var updated: Timestamp?
-        public var active: Bool?
-        public var shardId: String?
+        package var serviceLevel: Int32?
+        package var created: Timestamp?
+        package var updated: Timestamp?
+        package var active: Bool?
+        package var shardId: String?
 
-        public init() {}
+        package init() {}
     }
 
-    public struct UserUrls: Sendable, Hashable {
-        public var noteStoreUrl: String?
-        public var webApiUrlPrefix: String?
-        public var userStoreUrl: String?
-        public var utilityUrl: String?
-        public var messageStoreUrl: String?
-        public var userWebSocketUrl: String?
+    package struct UserUrls: Sendable, Hashable {
+        package var noteStoreUrl: String?
+        package var webApiUrlPrefix: String?
+        package var userStoreUrl: String?
+        package var utilityUrl: String?
+        package var messageStoreUrl: String?
+        package var userWebSocketUrl: String?
 
-        public init(noteStoreUrl: String? = nil, webApiUrlPrefix: String? = nil) {
+        package init(noteStoreUrl: String? = nil, webApiUrlPrefix: String? = nil) {
             self.noteStoreUrl = noteStoreUrl
             self.webApiUrlPrefix = webApiUrlPrefix
         }
@@ -68,9 +68,9 @@ extension EDAM {
 // MARK: - Codec
 
 extension EDAM.Notebook: ThriftStruct {
-    public static let thriftName = "Notebook"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "Notebook"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "guid", \.guid),
         .init(2, "name", \.name),
         .init(5, "updateSequenceNum", \.updateSequenceNum),
@@ -82,9 +82,9 @@ extension EDAM.Notebook: ThriftStruct {
 }
 
 extension EDAM.Tag: ThriftStruct {
-    public static let thriftName = "Tag"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "Tag"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "guid", \.guid),
         .init(2, "name", \.name),
         .init(3, "parentGuid", \.parentGuid),
@@ -93,9 +93,9 @@ extension EDAM.Tag: ThriftStruct {
 }
 
 extension EDAM.User: ThriftStruct {
-    public static let thriftName = "User"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "User"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "id", \.id),
         .init(2, "username", \.username),
         .init(3, "email", \.email),
@@ -111,9 +111,9 @@ extension EDAM.User: ThriftStruct {
 }
 
 extension EDAM.UserUrls: ThriftStruct {
-    public static let thriftName = "UserUrls"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "UserUrls"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "noteStoreUrl", \.noteStoreUrl),
         .init(2, "webApiUrlPrefix", \.webApiUrlPrefix),
         .init(3, "userStoreUrl", \.userStoreUrl),

@@ -5,38 +5,38 @@ import Support
 extension EDAM {
     /// EDAMErrorCode. A struct rather than an enum so a code newer than our IDL still decodes and
     /// still prints its number.
-    public struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        public var rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+    package struct ErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
 
-        public static let unknown = ErrorCode(rawValue: 1)
-        public static let badDataFormat = ErrorCode(rawValue: 2)
-        public static let permissionDenied = ErrorCode(rawValue: 3)
-        public static let internalError = ErrorCode(rawValue: 4)
-        public static let dataRequired = ErrorCode(rawValue: 5)
-        public static let limitReached = ErrorCode(rawValue: 6)
-        public static let quotaReached = ErrorCode(rawValue: 7)
-        public static let invalidAuth = ErrorCode(rawValue: 8)
-        public static let authExpired = ErrorCode(rawValue: 9)
-        public static let dataConflict = ErrorCode(rawValue: 10)
-        public static let enmlValidation = ErrorCode(rawValue: 11)
-        public static let shardUnavailable = ErrorCode(rawValue: 12)
-        public static let lenTooShort = ErrorCode(rawValue: 13)
-        public static let lenTooLong = ErrorCode(rawValue: 14)
-        public static let tooFew = ErrorCode(rawValue: 15)
-        public static let tooMany = ErrorCode(rawValue: 16)
-        public static let unsupportedOperation = ErrorCode(rawValue: 17)
-        public static let takenDown = ErrorCode(rawValue: 18)
-        public static let rateLimitReached = ErrorCode(rawValue: 19)
-        public static let businessSecurityLoginRequired = ErrorCode(rawValue: 20)
-        public static let deviceLimitReached = ErrorCode(rawValue: 21)
-        public static let openIDAlreadyTaken = ErrorCode(rawValue: 22)
-        public static let invalidOpenIDToken = ErrorCode(rawValue: 23)
-        public static let userNotAssociated = ErrorCode(rawValue: 24)
-        public static let userNotRegistered = ErrorCode(rawValue: 25)
-        public static let userAlreadyAssociated = ErrorCode(rawValue: 26)
-        public static let accountClear = ErrorCode(rawValue: 27)
-        public static let ssoAuthenticationRequired = ErrorCode(rawValue: 28)
+        package static let unknown = ErrorCode(rawValue: 1)
+        package static let badDataFormat = ErrorCode(rawValue: 2)
+        package static let permissionDenied = ErrorCode(rawValue: 3)
+        package static let internalError = ErrorCode(rawValue: 4)
+        package static let dataRequired = ErrorCode(rawValue: 5)
+        package static let limitReached = ErrorCode(rawValue: 6)
+        package static let quotaReached = ErrorCode(rawValue: 7)
+        package static let invalidAuth = ErrorCode(rawValue: 8)
+        package static let authExpired = ErrorCode(rawValue: 9)
+        package static let dataConflict = ErrorCode(rawValue: 10)
+        package static let enmlValidation = ErrorCode(rawValue: 11)
+        package static let shardUnavailable = ErrorCode(rawValue: 12)
+        package static let lenTooShort = ErrorCode(rawValue: 13)
+        package static let lenTooLong = ErrorCode(rawValue: 14)
+        package static let tooFew = ErrorCode(rawValue: 15)
+        package static let tooMany = ErrorCode(rawValue: 16)
+        package static let unsupportedOperation = ErrorCode(rawValue: 17)
+        package static let takenDown = ErrorCode(rawValue: 18)
+        package static let rateLimitReached = ErrorCode(rawValue: 19)
+        package static let businessSecurityLoginRequired = ErrorCode(rawValue: 20)
+        package static let deviceLimitReached = ErrorCode(rawValue: 21)
+        package static let openIDAlreadyTaken = ErrorCode(rawValue: 22)
+        package static let invalidOpenIDToken = ErrorCode(rawValue: 23)
+        package static let userNotAssociated = ErrorCode(rawValue: 24)
+        package static let userNotRegistered = ErrorCode(rawValue: 25)
+        package static let userAlreadyAssociated = ErrorCode(rawValue: 26)
+        package static let accountClear = ErrorCode(rawValue: 27)
+        package static let ssoAuthenticationRequired = ErrorCode(rawValue: 28)
 
         private static let names: [Int32: String] = [
             1: "UNKNOWN", 2: "BAD_DATA_FORMAT", 3: "PERMISSION_DENIED", 4: "INTERNAL_ERROR",
@@ -51,41 +51,41 @@ extension EDAM {
         ]
 
         /// The IDL name, e.g. `ENML_VALIDATION`, or `code 42` for one we do not know.
-        public var name: String { Self.names[rawValue] ?? "code \(rawValue)" }
-        public var description: String { "\(rawValue) \(name)" }
+        package var name: String { Self.names[rawValue] ?? "code \(rawValue)" }
+        package var description: String { "\(rawValue) \(name)" }
     }
 
-    public struct UserException: Sendable, Hashable {
-        public var errorCode: ErrorCode
+    package struct UserException: Sendable, Hashable {
+        package var errorCode: ErrorCode
         /// Which input was bad, e.g. `Note.title`.
-        public var parameter: String?
+        package var parameter: String?
 
-        public init(errorCode: ErrorCode, parameter: String? = nil) {
+        package init(errorCode: ErrorCode, parameter: String? = nil) {
             self.errorCode = errorCode
             self.parameter = parameter
         }
     }
 
-    public struct SystemException: Sendable, Hashable {
-        public var errorCode: ErrorCode
-        public var message: String?
+    package struct SystemException: Sendable, Hashable {
+        package var errorCode: ErrorCode
+        package var message: String?
         /// Seconds to wait, only with RATE_LIMIT_REACHED.
-        public var rateLimitDuration: Int32?
+        package var rateLimitDuration: Int32?
 
-        public init(errorCode: ErrorCode, message: String? = nil, rateLimitDuration: Int32? = nil) {
+        package init(errorCode: ErrorCode, message: String? = nil, rateLimitDuration: Int32? = nil) {
             self.errorCode = errorCode
             self.message = message
             self.rateLimitDuration = rateLimitDuration
         }
     }
 
-    public struct NotFoundException: Sendable, Hashable {
+    package struct NotFoundException: Sendable, Hashable {
         /// What was looked up, e.g. `Note.notebookGuid`.
-        public var identifier: String?
+        package var identifier: String?
         /// The value that was not found.
-        public var key: String?
+        package var key: String?
 
-        public init(identifier: String? = nil, key: String? = nil) {
+        package init(identifier: String? = nil, key: String? = nil) {
             self.identifier = identifier
             self.key = key
         }
@@ -93,19 +93,19 @@ extension EDAM {
 }
 
 /// Thrift's own failure reply (message type EXCEPTION), used for undeclared server errors.
-public struct ThriftApplicationException: Sendable, Hashable {
-    public var message: String?
+package struct ThriftApplicationException: Sendable, Hashable {
+    package var message: String?
     /// 0 UNKNOWN, 1 UNKNOWN_METHOD, 2 INVALID_MESSAGE_TYPE, 3 WRONG_METHOD_NAME, 4 BAD_SEQUENCE_ID,
     /// 5 MISSING_RESULT, 6 INTERNAL_ERROR, 7 PROTOCOL_ERROR, 8 INVALID_TRANSFORM,
     /// 9 INVALID_PROTOCOL, 10 UNSUPPORTED_CLIENT_TYPE.
-    public var type: Int32?
+    package var type: Int32?
 
-    public init(message: String? = nil, type: Int32? = nil) {
+    package init(message: String? = nil, type: Int32? = nil) {
         self.message = message
         self.type = type
     }
 
-    public static func typeName(_ type: Int32) -> String {
+    package static func typeName(_ type: Int32) -> String {
         let names = ["UNKNOWN", "UNKNOWN_METHOD", "INVALID_MESSAGE_TYPE", "WRONG_METHOD_NAME",
                      "BAD_SEQUENCE_ID", "MISSING_RESULT", "INTERNAL_ERROR", "PROTOCOL_ERROR",
                      "INVALID_TRANSFORM", "INVALID_PROTOCOL", "UNSUPPORTED_CLIENT_TYPE"]
@@ -116,18 +116,18 @@ public struct ThriftApplicationException: Sendable, Hashable {
 // MARK: - Codec
 
 extension EDAM.UserException: ThriftStruct {
-    public static let thriftName = "EDAMUserException"
-    public static var decodingStart: Self { Self(errorCode: EDAM.ErrorCode(rawValue: 0)) }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "EDAMUserException"
+    package static var decodingStart: Self { Self(errorCode: EDAM.ErrorCode(rawValue: 0)) }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "errorCode", required: \.errorCode),
         .init(2, "parameter", \.parameter),
     ]
 }
 
 extension EDAM.SystemException: ThriftStruct {
-    public static let thriftName = "EDAMSystemException"
-    public static var decodingStart: Self { Self(errorCode: EDAM.ErrorCode(rawValue: 0)) }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "EDAMSystemException"
+    package static var decodingStart: Self { Self(errorCode: EDAM.ErrorCode(rawValue: 0)) }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "errorCode", required: \.errorCode),
         .init(2, "message", \.message),
         .init(3, "rateLimitDuration", \.rateLimitDuration),
@@ -135,18 +135,18 @@ extension EDAM.SystemException: ThriftStruct {
 }
 
 extension EDAM.NotFoundException: ThriftStruct {
-    public static let thriftName = "EDAMNotFoundException"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "EDAMNotFoundException"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "identifier", \.identifier),
         .init(2, "key", \.key),
     ]
 }
 
 extension ThriftApplicationException: ThriftStruct {
-    public static let thriftName = "TApplicationException"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "TApplicationException"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "message", \.message),
         .init(2, "type", \.type),
     ]
@@ -154,8 +154,8 @@ extension ThriftApplicationException: ThriftStruct {
 
 /// On the wire an `EDAMErrorCode` is its i32; a code newer than our IDL still reads.
 extension EDAM.ErrorCode: ThriftValue {
-    public static var thriftType: ThriftType { .i32 }
-    public static var idlType: String { "i32" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self.init(rawValue: try reader.readI32()) }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeI32(rawValue) }
+    package static var thriftType: ThriftType { .i32 }
+    package static var idlType: String { "i32" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self.init(rawValue: try reader.readI32()) }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI32(rawValue) }
 }

@@ -4,127 +4,127 @@ import Support
 
 /// Namespace for Evernote's EDAM data model, so names such as `Data` and `Note` do not collide
 /// with Foundation or with the rest of ENLogKit.
-public enum EDAM {}
+package enum EDAM {}
 
 /// Timestamps are i64 milliseconds since 1970-01-01 UTC.
 extension EDAM {
-    public typealias Timestamp = Int64
-    public typealias Guid = String
-    public typealias UserID = Int32
+    package typealias Timestamp = Int64
+    package typealias Guid = String
+    package typealias UserID = Int32
 }
 
 extension EDAM {
     /// `applicationData`: either just the keys (`keysOnly`) or keys with values (`fullMap`).
-    public struct LazyMap: Sendable, Hashable {
-        public var keysOnly: Set<String>?
-        public var fullMap: [String: String]?
+    package struct LazyMap: Sendable, Hashable {
+        package var keysOnly: Set<String>?
+        package var fullMap: [String: String]?
 
-        public init(keysOnly: Set<String>? = nil, fullMap: [String: String]? = nil) {
+        package init(keysOnly: Set<String>? = nil, fullMap: [String: String]? = nil) {
             self.keysOnly = keysOnly
             self.fullMap = fullMap
         }
     }
 
-    public struct Data: Sendable, Hashable {
+    package struct Data: Sendable, Hashable {
         /// Raw 16-byte MD5 of `body`.
-        public var bodyHash: [UInt8]?
-        public var size: Int32?
-        public var body: [UInt8]?
+        package var bodyHash: [UInt8]?
+        package var size: Int32?
+        package var body: [UInt8]?
 
-        public init(bodyHash: [UInt8]? = nil, size: Int32? = nil, body: [UInt8]? = nil) {
+        package init(bodyHash: [UInt8]? = nil, size: Int32? = nil, body: [UInt8]? = nil) {
             self.bodyHash = bodyHash
             self.size = size
             self.body = body
         }
     }
 
-    public struct ResourceAttributes: Sendable, Hashable {
-        public var sourceURL: String?
-        public var timestamp: Timestamp?
-        public var latitude: Double?
-        public var longitude: Double?
-        public var altitude: Double?
-        public var cameraMake: String?
-        public var cameraModel: String?
-        public var clientWillIndex: Bool?
-        public var recoType: String?
-        public var fileName: String?
-        public var attachment: Bool?
-        public var applicationData: LazyMap?
+    package struct ResourceAttributes: Sendable, Hashable {
+        package var sourceURL: String?
+        package var timestamp: Timestamp?
+        package var latitude: Double?
+        package var longitude: Double?
+        package var altitude: Double?
+        package var cameraMake: String?
+        package var cameraModel: String?
+        package var clientWillIndex: Bool?
+        package var recoType: String?
+        package var fileName: String?
+        package var attachment: Bool?
+        package var applicationData: LazyMap?
 
-        public init() {}
+        package init() {}
     }
 
-    public struct Resource: Sendable, Hashable {
-        public var guid: Guid?
-        public var noteGuid: Guid?
-        public var data: Data?
-        public var mime: String?
-        public var width: Int16?
-        public var height: Int16?
-        public var duration: Int16?
-        public var active: Bool?
-        public var recognition: Data?
-        public var attributes: ResourceAttributes?
-        public var updateSequenceNum: Int32?
-        public var alternateData: Data?
+    package struct Resource: Sendable, Hashable {
+        package var guid: Guid?
+        package var noteGuid: Guid?
+        package var data: Data?
+        package var mime: String?
+        package var width: Int16?
+        package var height: Int16?
+        package var duration: Int16?
+        package var active: Bool?
+        package var recognition: Data?
+        package var attributes: ResourceAttributes?
+        package var updateSequenceNum: Int32?
+        package var alternateData: Data?
 
-        public init(data: Data? = nil, mime: String? = nil, attributes: ResourceAttributes? = nil) {
+        package init(data: Data? = nil, mime: String? = nil, attributes: ResourceAttributes? = nil) {
             self.data = data
             self.mime = mime
             self.attributes = attributes
         }
     }
 
-    public struct NoteAttributes: Sendable, Hashable {
-        public var subjectDate: Timestamp?
-        public var latitude: Double?
-        public var longitude: Double?
-        public var altitude: Double?
-        public var author: String?
-        public var source: String?
-        public var sourceURL: String?
-        public var sourceApplication: String?
-        public var shareDate: Timestamp?
-        public var reminderOrder: Int64?
-        public var reminderDoneTime: Timestamp?
-        public var reminderTime: Timestamp?
-        public var placeName: String?
-        public var contentClass: String?
-        public var applicationData: LazyMap?
-        public var lastEditedBy: String?
-        public var classifications: [String: String]?
-        public var creatorId: UserID?
-        public var lastEditorId: UserID?
-        public var sharedWithBusiness: Bool?
-        public var conflictSourceNoteGuid: Guid?
-        public var noteTitleQuality: Int32?
+    package struct NoteAttributes: Sendable, Hashable {
+        package var subjectDate: Timestamp?
+        package var latitude: Double?
+        package var longitude: Double?
+        package var altitude: Double?
+        package var author: String?
+        package var source: String?
+        package var sourceURL: String?
+        package var sourceApplication: String?
+        package var shareDate: Timestamp?
+        package var reminderOrder: Int64?
+        package var reminderDoneTime: Timestamp?
+        package var reminderTime: Timestamp?
+        package var placeName: String?
+        package var contentClass: String?
+        package var applicationData: LazyMap?
+        package var lastEditedBy: String?
+        package var classifications: [String: String]?
+        package var creatorId: UserID?
+        package var lastEditorId: UserID?
+        package var sharedWithBusiness: Bool?
+        package var conflictSourceNoteGuid: Guid?
+        package var noteTitleQuality: Int32?
 
-        public init() {}
+        package init() {}
     }
 
-    public struct Note: Sendable, Hashable {
-        public var guid: Guid?
-        public var title: String?
+    package struct Note: Sendable, Hashable {
+        package var guid: Guid?
+        package var title: String?
         /// ENML document.
-        public var content: String?
+        package var content: String?
         /// Raw 16-byte MD5 of the UTF-8 content; set by the service.
-        public var contentHash: [UInt8]?
-        public var contentLength: Int32?
-        public var created: Timestamp?
-        public var updated: Timestamp?
-        public var deleted: Timestamp?
-        public var active: Bool?
-        public var updateSequenceNum: Int32?
+        package var contentHash: [UInt8]?
+        package var contentLength: Int32?
+        package var created: Timestamp?
+        package var updated: Timestamp?
+        package var deleted: Timestamp?
+        package var active: Bool?
+        package var updateSequenceNum: Int32?
         /// Omit to use the default notebook.
-        public var notebookGuid: Guid?
-        public var tagGuids: [Guid]?
-        public var resources: [Resource]?
-        public var attributes: NoteAttributes?
+        package var notebookGuid: Guid?
+        package var tagGuids: [Guid]?
+        package var resources: [Resource]?
+        package var attributes: NoteAttributes?
         /// createNote finds or creates these tags by name.
-        public var tagNames: [String]?
+        package var tagNames: [String]?
 
-        public init(title: String? = nil, content: String? = nil, notebookGuid: Guid? = nil,
+        package init(title: String? = nil, content: String? = nil, notebookGuid: Guid? = nil,
                     tagNames: [String]? = nil, resources: [Resource]? = nil,
                     attributes: NoteAttributes? = nil) {
             self.title = title
@@ -140,18 +140,18 @@ extension EDAM {
 // MARK: - Codec
 
 extension EDAM.LazyMap: ThriftStruct {
-    public static let thriftName = "LazyMap"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "LazyMap"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "keysOnly", \.keysOnly),
         .init(2, "fullMap", \.fullMap),
     ]
 }
 
 extension EDAM.Data: ThriftStruct {
-    public static let thriftName = "Data"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "Data"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "bodyHash", binary: \.bodyHash),
         .init(2, "size", \.size),
         .init(3, "body", binary: \.body),
@@ -159,9 +159,9 @@ extension EDAM.Data: ThriftStruct {
 }
 
 extension EDAM.ResourceAttributes: ThriftStruct {
-    public static let thriftName = "ResourceAttributes"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "ResourceAttributes"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "sourceURL", \.sourceURL),
         .init(2, "timestamp", \.timestamp),
         .init(3, "latitude", \.latitude),
@@ -178,9 +178,9 @@ extension EDAM.ResourceAttributes: ThriftStruct {
 }
 
 extension EDAM.Resource: ThriftStruct {
-    public static let thriftName = "Resource"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "Resource"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "guid", \.guid),
         .init(2, "noteGuid", \.noteGuid),
         .init(3, "data", \.data),
@@ -197,9 +197,9 @@ extension EDAM.Resource: ThriftStruct {
 }
 
 extension EDAM.NoteAttributes: ThriftStruct {
-    public static let thriftName = "NoteAttributes"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "NoteAttributes"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "subjectDate", \.subjectDate),
         .init(10, "latitude", \.latitude),
         .init(11, "longitude", \.longitude),
@@ -226,9 +226,9 @@ extension EDAM.NoteAttributes: ThriftStruct {
 }
 
 extension EDAM.Note: ThriftStruct {
-    public static let thriftName = "Note"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "Note"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "guid", \.guid),
         .init(2, "title", \.title),
         .init(3, "content", \.content),

@@ -3,25 +3,25 @@ import Support
 // list notes and to look for a note whose createNote reply was lost before retrying.
 
 extension EDAM {
-    public struct NoteFilter: Sendable, Hashable {
+    package struct NoteFilter: Sendable, Hashable {
         /// NoteSortOrder: 1 CREATED, 2 UPDATED, 3 RELEVANCE, 4 UPDATE_SEQUENCE_NUMBER, 5 TITLE.
-        public var order: Int32?
-        public var ascending: Bool?
+        package var order: Int32?
+        package var ascending: Bool?
         /// Evernote search grammar.
-        public var words: String?
-        public var notebookGuid: Guid?
-        public var tagGuids: [Guid]?
-        public var timeZone: String?
+        package var words: String?
+        package var notebookGuid: Guid?
+        package var tagGuids: [Guid]?
+        package var timeZone: String?
         /// true = only notes in the trash.
-        public var inactive: Bool?
-        public var emphasized: String?
-        public var includeAllReadableNotebooks: Bool?
-        public var context: String?
-        public var rawWords: String?
-        public var searchContextBytes: [UInt8]?
-        public var includeAllReadableWorkspaces: Bool?
+        package var inactive: Bool?
+        package var emphasized: String?
+        package var includeAllReadableNotebooks: Bool?
+        package var context: String?
+        package var rawWords: String?
+        package var searchContextBytes: [UInt8]?
+        package var includeAllReadableWorkspaces: Bool?
 
-        public init(order: Int32? = nil, ascending: Bool? = nil, words: String? = nil,
+        package init(order: Int32? = nil, ascending: Bool? = nil, words: String? = nil,
                     notebookGuid: Guid? = nil) {
             self.order = order
             self.ascending = ascending
@@ -30,20 +30,20 @@ extension EDAM {
         }
     }
 
-    public struct NotesMetadataResultSpec: Sendable, Hashable {
-        public var includeTitle: Bool?
-        public var includeContentLength: Bool?
-        public var includeCreated: Bool?
-        public var includeUpdated: Bool?
-        public var includeDeleted: Bool?
-        public var includeUpdateSequenceNum: Bool?
-        public var includeNotebookGuid: Bool?
-        public var includeTagGuids: Bool?
-        public var includeAttributes: Bool?
-        public var includeLargestResourceMime: Bool?
-        public var includeLargestResourceSize: Bool?
+    package struct NotesMetadataResultSpec: Sendable, Hashable {
+        package var includeTitle: Bool?
+        package var includeContentLength: Bool?
+        package var includeCreated: Bool?
+        package var includeUpdated: Bool?
+        package var includeDeleted: Bool?
+        package var includeUpdateSequenceNum: Bool?
+        package var includeNotebookGuid: Bool?
+        package var includeTagGuids: Bool?
+        package var includeAttributes: Bool?
+        package var includeLargestResourceMime: Bool?
+        package var includeLargestResourceSize: Bool?
 
-        public init(includeTitle: Bool? = nil, includeCreated: Bool? = nil,
+        package init(includeTitle: Bool? = nil, includeCreated: Bool? = nil,
                     includeUpdated: Bool? = nil, includeNotebookGuid: Bool? = nil,
                     includeAttributes: Bool? = nil) {
             self.includeTitle = includeTitle
@@ -54,36 +54,36 @@ extension EDAM {
         }
     }
 
-    public struct NoteMetadata: Sendable, Hashable {
-        public var guid: Guid
-        public var title: String?
-        public var contentLength: Int32?
-        public var created: Timestamp?
-        public var updated: Timestamp?
-        public var deleted: Timestamp?
-        public var updateSequenceNum: Int32?
-        public var notebookGuid: Guid?
-        public var tagGuids: [Guid]?
-        public var attributes: NoteAttributes?
-        public var largestResourceMime: String?
-        public var largestResourceSize: Int32?
+    package struct NoteMetadata: Sendable, Hashable {
+        package var guid: Guid
+        package var title: String?
+        package var contentLength: Int32?
+        package var created: Timestamp?
+        package var updated: Timestamp?
+        package var deleted: Timestamp?
+        package var updateSequenceNum: Int32?
+        package var notebookGuid: Guid?
+        package var tagGuids: [Guid]?
+        package var attributes: NoteAttributes?
+        package var largestResourceMime: String?
+        package var largestResourceSize: Int32?
 
-        public init(guid: Guid) {
+        package init(guid: Guid) {
             self.guid = guid
         }
     }
 
-    public struct NotesMetadataList: Sendable, Hashable {
-        public var startIndex: Int32
-        public var totalNotes: Int32
-        public var notes: [NoteMetadata]
-        public var stoppedWords: [String]?
-        public var searchedWords: [String]?
-        public var updateCount: Int32?
-        public var searchContextBytes: [UInt8]?
-        public var debugInfo: String?
+    package struct NotesMetadataList: Sendable, Hashable {
+        package var startIndex: Int32
+        package var totalNotes: Int32
+        package var notes: [NoteMetadata]
+        package var stoppedWords: [String]?
+        package var searchedWords: [String]?
+        package var updateCount: Int32?
+        package var searchContextBytes: [UInt8]?
+        package var debugInfo: String?
 
-        public init(startIndex: Int32, totalNotes: Int32, notes: [NoteMetadata]) {
+        package init(startIndex: Int32, totalNotes: Int32, notes: [NoteMetadata]) {
             self.startIndex = startIndex
             self.totalNotes = totalNotes
             self.notes = notes
@@ -94,9 +94,9 @@ extension EDAM {
 // MARK: - Codec
 
 extension EDAM.NoteFilter: ThriftStruct {
-    public static let thriftName = "NoteFilter"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "NoteFilter"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "order", \.order),
         .init(2, "ascending", \.ascending),
         .init(3, "words", \.words),
@@ -114,9 +114,9 @@ extension EDAM.NoteFilter: ThriftStruct {
 }
 
 extension EDAM.NotesMetadataResultSpec: ThriftStruct {
-    public static let thriftName = "NotesMetadataResultSpec"
-    public static var decodingStart: Self { Self() }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "NotesMetadataResultSpec"
+    package static var decodingStart: Self { Self() }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(2, "includeTitle", \.includeTitle),
         .init(5, "includeContentLength", \.includeContentLength),
         .init(6, "includeCreated", \.includeCreated),
@@ -132,9 +132,9 @@ extension EDAM.NotesMetadataResultSpec: ThriftStruct {
 }
 
 extension EDAM.NoteMetadata: ThriftStruct {
-    public static let thriftName = "NoteMetadata"
-    public static var decodingStart: Self { Self(guid: "") }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "NoteMetadata"
+    package static var decodingStart: Self { Self(guid: "") }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "guid", required: \.guid),
         .init(2, "title", \.title),
         .init(5, "contentLength", \.contentLength),
@@ -151,9 +151,9 @@ extension EDAM.NoteMetadata: ThriftStruct {
 }
 
 extension EDAM.NotesMetadataList: ThriftStruct {
-    public static let thriftName = "NotesMetadataList"
-    public static var decodingStart: Self { Self(startIndex: 0, totalNotes: 0, notes: []) }
-    public static let thriftFields: [ThriftField<Self>] = [
+    package static let thriftName = "NotesMetadataList"
+    package static var decodingStart: Self { Self(startIndex: 0, totalNotes: 0, notes: []) }
+    package static let thriftFields: [ThriftField<Self>] = [
         .init(1, "startIndex", required: \.startIndex),
         .init(2, "totalNotes", required: \.totalNotes),
         .init(3, "notes", required: \.notes),

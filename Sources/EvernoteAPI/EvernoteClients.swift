@@ -1,20 +1,20 @@
 import Support
 /// UserStore calls (`https://HOST/edam/user`). The token is the Thrift argument
 /// `authenticationToken`, never an HTTP header: pass it at init or per call (per-call wins).
-public final class UserStoreClient: Sendable {
+package final class UserStoreClient: Sendable {
     /// EDAM protocol version this client speaks (IDL 1.28).
-    public static let edamVersionMajor: Int16 = 1
-    public static let edamVersionMinor: Int16 = 28
+    package static let edamVersionMajor: Int16 = 1
+    package static let edamVersionMinor: Int16 = 28
 
     private let service: EvernoteService
 
-    public init(transport: any ThriftTransport, authenticationToken: String? = nil,
+    package init(transport: any ThriftTransport, authenticationToken: String? = nil,
                 limits: ThriftReaderLimits = .default) {
         service = EvernoteService(transport: transport, authenticationToken: authenticationToken, limits: limits)
     }
 
     /// `false` means the service considers this client too old: stop and tell the user.
-    public func checkVersion(clientName: String,
+    package func checkVersion(clientName: String,
                              edamVersionMajor: Int16 = UserStoreClient.edamVersionMajor,
                              edamVersionMinor: Int16 = UserStoreClient.edamVersionMinor) async throws -> Bool {
         var args = ThriftBinaryWriter()
@@ -24,12 +24,12 @@ public final class UserStoreClient: Sendable {
         return try await service.channel.call("checkVersion", arguments: args.bytes, result: .decoded)
     }
 
-    public func getUser(authenticationToken token: String? = nil) async throws -> EDAM.User {
+    package func getUser(authenticationToken token: String? = nil) async throws -> EDAM.User {
         let args = try service.arguments(token)
         return try await service.channel.call("getUser", arguments: args.bytes, result: .decoded)
     }
 
-    public func getUserUrls(authenticationToken token: String? = nil) async throws -> EDAM.UserUrls {
+    package func getUserUrls(authenticationToken token: String? = nil) async throws -> EDAM.UserUrls {
         let args = try service.arguments(token)
         return try await service.channel.call("getUserUrls", arguments: args.bytes, result: .decoded)
     }
@@ -37,39 +37,39 @@ public final class UserStoreClient: Sendable {
 
 /// NoteStore calls (the per-user URL from `getUserUrls().noteStoreUrl` or OAuth's
 /// `edam_noteStoreUrl`).
-public final class NoteStoreClient: Sendable {
+package final class NoteStoreClient: Sendable {
     private let service: EvernoteService
 
-    public init(transport: any ThriftTransport, authenticationToken: String? = nil,
+    package init(transport: any ThriftTransport, authenticationToken: String? = nil,
                 limits: ThriftReaderLimits = .default) {
         service = EvernoteService(transport: transport, authenticationToken: authenticationToken, limits: limits)
     }
 
-    public func listNotebooks(authenticationToken token: String? = nil) async throws -> [EDAM.Notebook] {
+    package func listNotebooks(authenticationToken token: String? = nil) async throws -> [EDAM.Notebook] {
         let args = try service.arguments(token)
         return try await service.channel.call("listNotebooks", arguments: args.bytes, result: .decoded as ThriftResultReader<[EDAM.Notebook]>)
     }
 
-    public func getDefaultNotebook(authenticationToken token: String? = nil) async throws -> EDAM.Notebook {
+    package func getDefaultNotebook(authenticationToken token: String? = nil) async throws -> EDAM.Notebook {
         let args = try service.arguments(token)
         return try await service.channel.call("getDefaultNotebook", arguments: args.bytes, result: .decoded)
     }
 
-    public func createNotebook(_ notebook: EDAM.Notebook,
+    package func createNotebook(_ notebook: EDAM.Notebook,
                                authenticationToken token: String? = nil) async throws -> EDAM.Notebook {
         var args = try service.arguments(token)
         args.writeField(2, notebook)
         return try await service.channel.call("createNotebook", arguments: args.bytes, result: .decoded)
     }
 
-    public func listTags(authenticationToken token: String? = nil) async throws -> [EDAM.Tag] {
+    package func listTags(authenticationToken token: String? = nil) async throws -> [EDAM.Tag] {
         let args = try service.arguments(token)
         return try await service.channel.call("listTags", arguments: args.bytes, result: .decoded as ThriftResultReader<[EDAM.Tag]>)
     }
 
     /// Not idempotent: if the reply is lost the note may exist anyway, so a retrying queue should
     /// look for it with `findNotesMetadata` first.
-    public func createNote(_ note: EDAM.Note,
+    package func createNote(_ note: EDAM.Note,
                            authenticationToken token: String? = nil) async throws -> EDAM.Note {
         var args = try service.arguments(token)
         args.writeField(2, note)
@@ -77,7 +77,7 @@ public final class NoteStoreClient: Sendable {
     }
 
     /// `offset` is 0-based; the service returns at most 250 notes per call.
-    public func findNotesMetadata(filter: EDAM.NoteFilter, offset: Int32, maxNotes: Int32,
+    package func findNotesMetadata(filter: EDAM.NoteFilter, offset: Int32, maxNotes: Int32,
                                   resultSpec: EDAM.NotesMetadataResultSpec,
                                   authenticationToken token: String? = nil) async throws -> EDAM.NotesMetadataList {
         var args = try service.arguments(token)
@@ -89,7 +89,7 @@ public final class NoteStoreClient: Sendable {
                                       result: .decoded)
     }
 
-    public func getNote(guid: EDAM.Guid, withContent: Bool, withResourcesData: Bool,
+    package func getNote(guid: EDAM.Guid, withContent: Bool, withResourcesData: Bool,
                         withResourcesRecognition: Bool = false, withResourcesAlternateData: Bool = false,
                         authenticationToken token: String? = nil) async throws -> EDAM.Note {
         var args = try service.arguments(token)
@@ -104,7 +104,7 @@ public final class NoteStoreClient: Sendable {
     /// Moves a note to the trash (`expungeNote` is not open to third-party clients); returns
     /// the account's update sequence number after the change.
     @discardableResult
-    public func deleteNote(guid: EDAM.Guid, authenticationToken token: String? = nil) async throws -> Int32 {
+    package func deleteNote(guid: EDAM.Guid, authenticationToken token: String? = nil) async throws -> Int32 {
         var args = try service.arguments(token)
         args.writeField(2, guid)
         return try await service.channel.call("deleteNote", arguments: args.bytes, result: .decoded)
@@ -112,7 +112,7 @@ public final class NoteStoreClient: Sendable {
 
     /// The value stored under `key` in the note's applicationData (a missing key is
     /// `EvernoteError.notFound`).
-    public func getNoteApplicationDataEntry(guid: EDAM.Guid, key: String,
+    package func getNoteApplicationDataEntry(guid: EDAM.Guid, key: String,
                                             authenticationToken token: String? = nil) async throws -> String {
         var args = try service.arguments(token)
         args.writeField(2, guid)

@@ -3,7 +3,7 @@ import Support
 
 /// Every way an Evernote call can fail above the transport, in terms a sync engine can switch on:
 /// re-authenticate, wait, fix the item and drop it from the retry loop, or retry later.
-public enum EvernoteError: ENLogError, Equatable, Sendable {
+package enum EvernoteError: ENLogError, Equatable, Sendable {
     case authExpired
     case invalidAuth(parameter: String?)
     case permissionDenied(parameter: String?)
@@ -31,7 +31,7 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
 
     /// Maps the error code of either EDAM exception; `parameter` is the user exception's, and
     /// `message` the system exception's.
-    public init(code: EDAM.ErrorCode, parameter: String? = nil, message: String? = nil, rateLimitDuration: Int32? = nil) {
+    package init(code: EDAM.ErrorCode, parameter: String? = nil, message: String? = nil, rateLimitDuration: Int32? = nil) {
         switch code {
         case .authExpired: self = .authExpired
         case .invalidAuth: self = .invalidAuth(parameter: parameter)
@@ -47,27 +47,27 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
         }
     }
 
-    public init(_ exception: EDAM.UserException) {
+    package init(_ exception: EDAM.UserException) {
         self.init(code: exception.errorCode, parameter: exception.parameter)
     }
 
-    public init(_ exception: EDAM.SystemException) {
+    package init(_ exception: EDAM.SystemException) {
         self.init(code: exception.errorCode, message: exception.message,
                   rateLimitDuration: exception.rateLimitDuration)
     }
 
-    public init(_ exception: EDAM.NotFoundException) {
+    package init(_ exception: EDAM.NotFoundException) {
         self = .notFound(identifier: exception.identifier, key: exception.key)
     }
 
-    public init(_ exception: ThriftApplicationException) {
+    package init(_ exception: ThriftApplicationException) {
         self = .application(type: exception.type ?? 0, message: exception.message)
     }
 
     // MARK: What a sync engine asks
 
     /// The stored credentials are unusable: stop and ask the user to sign in again.
-    public var requiresReauthentication: Bool {
+    package var requiresReauthentication: Bool {
         switch self {
         case .authExpired, .invalidAuth, .missingAuthenticationToken: return true
         case .dataRequired(let p), .badDataFormat(let p), .permissionDenied(let p):
@@ -80,7 +80,7 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
     }
 
     /// The same request may succeed later unchanged (the item should stay queued).
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         switch self {
         case .rateLimited, .quotaReached, .application, .wrongSequenceID, .wrongMethodName,
              .unexpectedMessageType, .missingResult, .malformedReply:
@@ -93,14 +93,14 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
     }
 
     /// Seconds to wait before the next call, when the service said so.
-    public var retryAfterSeconds: Int? {
+    package var retryAfterSeconds: Int? {
         if case .rateLimited(let seconds) = self { return seconds }
         return nil
     }
 
     // MARK: ENLogError
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .authExpired:
             return "Evernote rejected the sign-in: the token has expired or was revoked"
@@ -148,7 +148,7 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .authExpired, .invalidAuth, .missingAuthenticationToken:
             return "run `enlog auth login` to sign in again"
@@ -230,7 +230,7 @@ public enum EvernoteError: ENLogError, Equatable, Sendable {
 extension EvernoteError {
     /// The one mapping of Evernote's answers to README's exit codes; `sync`'s verdict derives
     /// from it too (`SyncSummary.FailureClass`).
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         if requiresReauthentication { return .noPermission }
         switch self {
         case .rateLimited, .quotaReached:

@@ -2,17 +2,17 @@ import Support
 /// Bounds the work and memory a hostile or corrupt reply can cost. Every length and count is
 /// also checked against the bytes actually left, so no limit ever lets the reader allocate more
 /// than the input could describe.
-public struct ThriftReaderLimits: Sendable, Hashable {
+package struct ThriftReaderLimits: Sendable, Hashable {
     /// Longest UTF-8 string (titles, ENML content: EDAM caps content at 5 MiB).
-    public var maxStringLength: Int
+    package var maxStringLength: Int
     /// Longest binary value; resource bodies may reach EDAM's 200 MiB premium limit.
-    public var maxBinaryLength: Int
+    package var maxBinaryLength: Int
     /// Most elements in one list/set/map.
-    public var maxContainerCount: Int
+    package var maxContainerCount: Int
     /// Deepest nesting of structs and containers (EDAM types nest at most ~5 levels).
-    public var maxDepth: Int
+    package var maxDepth: Int
 
-    public init(maxStringLength: Int = 16 << 20,
+    package init(maxStringLength: Int = 16 << 20,
                 maxBinaryLength: Int = 210 << 20,
                 maxContainerCount: Int = 1 << 20,
                 maxDepth: Int = 64) {
@@ -22,23 +22,23 @@ public struct ThriftReaderLimits: Sendable, Hashable {
         self.maxDepth = maxDepth
     }
 
-    public static let `default` = ThriftReaderLimits()
+    package static let `default` = ThriftReaderLimits()
 }
 
 /// Reads Thrift binary-protocol bytes defensively: every failure is a `ThriftError`.
-public struct ThriftBinaryReader: Sendable {
+package struct ThriftBinaryReader: Sendable {
     private let bytes: [UInt8]
-    public private(set) var position: Int
-    public let limits: ThriftReaderLimits
+    package private(set) var position: Int
+    package let limits: ThriftReaderLimits
     private var depth = 0
 
-    public init(_ bytes: [UInt8], limits: ThriftReaderLimits = .default) {
+    package init(_ bytes: [UInt8], limits: ThriftReaderLimits = .default) {
         self.bytes = bytes
         self.position = 0
         self.limits = limits
     }
 
-    public var remaining: Int { bytes.count - position }
+    package var remaining: Int { bytes.count - position }
 
     // MARK: Raw bytes
 
@@ -72,7 +72,7 @@ public struct ThriftBinaryReader: Sendable {
 
     /// Accepts the strict form (`80 01 00 0T`, name, seqid) and the old one (name, type byte,
     /// seqid): the first bit tells them apart, and old Evernote clients wrote the latter.
-    public mutating func readMessageBegin() throws(ThriftError) -> ThriftMessageHeader {
+    package mutating func readMessageBegin() throws(ThriftError) -> ThriftMessageHeader {
         let first = try readI32()
         let rawType: UInt8
         let name: String
@@ -92,19 +92,19 @@ public struct ThriftBinaryReader: Sendable {
 
     // MARK: Structs
 
-    public mutating func readStructBegin() throws(ThriftError) {
+    package mutating func readStructBegin() throws(ThriftError) {
         try enter()
     }
 
     /// Returns nil at STOP, which ends the struct.
-    public mutating func readFieldBegin() throws(ThriftError) -> ThriftFieldHeader? {
+    package mutating func readFieldBegin() throws(ThriftError) -> ThriftFieldHeader? {
         let type = try readType()
         if type == .stop { return nil }
         let id = try readI16()
         return ThriftFieldHeader(type: type, id: id)
     }
 
-    public mutating func readStructEnd() {
+    package mutating func readStructEnd() {
         leave()
     }
 
@@ -119,37 +119,37 @@ public struct ThriftBinaryReader: Sendable {
 
     // MARK: Scalars
 
-    public mutating func readBool() throws(ThriftError) -> Bool {
+    package mutating func readBool() throws(ThriftError) -> Bool {
         try readUInt8() != 0
     }
 
-    public mutating func readByte() throws(ThriftError) -> Int8 {
+    package mutating func readByte() throws(ThriftError) -> Int8 {
         Int8(bitPattern: try readUInt8())
     }
 
-    public mutating func readI16() throws(ThriftError) -> Int16 {
+    package mutating func readI16() throws(ThriftError) -> Int16 {
         Int16(bitPattern: UInt16(truncatingIfNeeded: try readBigEndian(2)))
     }
 
-    public mutating func readI32() throws(ThriftError) -> Int32 {
+    package mutating func readI32() throws(ThriftError) -> Int32 {
         Int32(bitPattern: UInt32(truncatingIfNeeded: try readBigEndian(4)))
     }
 
-    public mutating func readI64() throws(ThriftError) -> Int64 {
+    package mutating func readI64() throws(ThriftError) -> Int64 {
         Int64(bitPattern: try readBigEndian(8))
     }
 
-    public mutating func readDouble() throws(ThriftError) -> Double {
+    package mutating func readDouble() throws(ThriftError) -> Double {
         Double(bitPattern: try readBigEndian(8))
     }
 
     /// Invalid UTF-8 becomes U+FFFD rather than an error: one odd title from the service should
     /// not make a whole notebook listing unreadable.
-    public mutating func readString() throws(ThriftError) -> String {
+    package mutating func readString() throws(ThriftError) -> String {
         try readStringBody(length: try readI32())
     }
 
-    public mutating func readBinary() throws(ThriftError) -> [UInt8] {
+    package mutating func readBinary() throws(ThriftError) -> [UInt8] {
         let range = try checkedLength(try readI32(), limit: limits.maxBinaryLength)
         return Array(bytes[range])
     }
@@ -168,22 +168,22 @@ public struct ThriftBinaryReader: Sendable {
 
     // MARK: Containers
 
-    public mutating func readListBegin() throws(ThriftError) -> (elementType: ThriftType, count: Int) {
+    package mutating func readListBegin() throws(ThriftError) -> (elementType: ThriftType, count: Int) {
         let elementType = try readType()
         let count = try readCount(elementSize: elementType.minimumEncodedSize, elementType: elementType)
         try enter()
         return (elementType, count)
     }
 
-    public mutating func readListEnd() { leave() }
+    package mutating func readListEnd() { leave() }
 
-    public mutating func readSetBegin() throws(ThriftError) -> (elementType: ThriftType, count: Int) {
+    package mutating func readSetBegin() throws(ThriftError) -> (elementType: ThriftType, count: Int) {
         try readListBegin()
     }
 
-    public mutating func readSetEnd() { leave() }
+    package mutating func readSetEnd() { leave() }
 
-    public mutating func readMapBegin() throws(ThriftError) -> (keyType: ThriftType, valueType: ThriftType, count: Int) {
+    package mutating func readMapBegin() throws(ThriftError) -> (keyType: ThriftType, valueType: ThriftType, count: Int) {
         let keyType = try readType()
         let valueType = try readType()
         let count = try readCount(elementSize: keyType.minimumEncodedSize + valueType.minimumEncodedSize,
@@ -192,7 +192,7 @@ public struct ThriftBinaryReader: Sendable {
         return (keyType, valueType, count)
     }
 
-    public mutating func readMapEnd() { leave() }
+    package mutating func readMapEnd() { leave() }
 
     /// Validates a container count before anything is allocated for it.
     private mutating func readCount(elementSize: Int, elementType: ThriftType) throws(ThriftError) -> Int {
@@ -214,7 +214,7 @@ public struct ThriftBinaryReader: Sendable {
 
     // MARK: Lists
 
-    public mutating func readList<T>(of elementType: ThriftType,
+    package mutating func readList<T>(of elementType: ThriftType,
                                      _ element: (inout ThriftBinaryReader) throws(ThriftError) -> T) throws(ThriftError) -> [T] {
         let header = try readListBegin()
         guard header.count == 0 || header.elementType == elementType else {
@@ -231,7 +231,7 @@ public struct ThriftBinaryReader: Sendable {
 
     /// Skips one value of `type`, recursing into structs and containers under the depth limit;
     /// strings are stepped over without being copied.
-    public mutating func skip(_ type: ThriftType) throws(ThriftError) {
+    package mutating func skip(_ type: ThriftType) throws(ThriftError) {
         switch type {
         case .stop, .void:
             throw .invalidType(type.rawValue)

@@ -1,7 +1,7 @@
 import Support
 /// Everything that can be wrong with bytes handed to `ThriftBinaryReader`. Input comes from the
 /// network, so each of these is an expected outcome, never a trap.
-public enum ThriftError: ENLogError, Equatable, Sendable {
+package enum ThriftError: ENLogError, Equatable, Sendable {
     /// The input ended before a value was complete.
     case truncated(needed: Int, remaining: Int)
     /// A byte that is not a Thrift type id where one was expected.
@@ -19,7 +19,7 @@ public enum ThriftError: ENLogError, Equatable, Sendable {
     case invalidMessageType(UInt8)
     case missingRequiredField(structName: String, field: String)
 
-    public var reason: String {
+    package var reason: String {
         let detail: String
         switch self {
         case .truncated(let needed, let remaining):
@@ -46,12 +46,12 @@ public enum ThriftError: ENLogError, Equatable, Sendable {
         return "malformed Thrift data: \(detail)"
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         "retry later; if it persists, check that the configured Evernote host is the real service and that no proxy rewrites its replies"
     }
 }
 
 extension ThriftError {
     /// Bytes that are not Thrift: the other side does not speak the protocol.
-    public var category: ErrorCategory { .protocolError }
+    package var category: ErrorCategory { .protocolError }
 }

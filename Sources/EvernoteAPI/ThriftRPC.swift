@@ -2,7 +2,7 @@ import Support
 /// Carries one Thrift CALL message to the service and returns its one REPLY/EXCEPTION message,
 /// both unframed. The production conformer POSTs over HTTP; tests substitute canned replies.
 /// Transport failures (network, HTTP status) are the conformer's own errors and pass through.
-public protocol ThriftTransport: Sendable {
+package protocol ThriftTransport: Sendable {
     func roundTrip(_ request: [UInt8]) async throws -> [UInt8]
 }
 

@@ -2,7 +2,7 @@ import Support
 // Vocabulary of the Thrift binary protocol shared by the writer and the reader.
 
 /// Wire type ids. Raw values are the bytes on the wire (PROTOCOL.md §3.2).
-public enum ThriftType: UInt8, Sendable, Hashable, CustomStringConvertible {
+package enum ThriftType: UInt8, Sendable, Hashable, CustomStringConvertible {
     case stop = 0
     case void = 1
     case bool = 2
@@ -33,7 +33,7 @@ public enum ThriftType: UInt8, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .stop: return "STOP"
         case .void: return "VOID"
@@ -52,30 +52,30 @@ public enum ThriftType: UInt8, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-public enum ThriftMessageType: UInt8, Sendable, Hashable {
+package enum ThriftMessageType: UInt8, Sendable, Hashable {
     case call = 1
     case reply = 2
     case exception = 3
     case oneway = 4
 }
 
-public struct ThriftMessageHeader: Sendable, Hashable {
-    public var name: String
-    public var type: ThriftMessageType
-    public var seqid: Int32
+package struct ThriftMessageHeader: Sendable, Hashable {
+    package var name: String
+    package var type: ThriftMessageType
+    package var seqid: Int32
 
-    public init(name: String, type: ThriftMessageType, seqid: Int32) {
+    package init(name: String, type: ThriftMessageType, seqid: Int32) {
         self.name = name
         self.type = type
         self.seqid = seqid
     }
 }
 
-public struct ThriftFieldHeader: Sendable, Hashable {
-    public var type: ThriftType
-    public var id: Int16
+package struct ThriftFieldHeader: Sendable, Hashable {
+    package var type: ThriftType
+    package var id: Int16
 
-    public init(type: ThriftType, id: Int16) {
+    package init(type: ThriftType, id: Int16) {
         self.type = type
         self.id = id
     }

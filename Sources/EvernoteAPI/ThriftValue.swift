@@ -3,7 +3,7 @@ import Support
 // containers of values, and structs described by one table of their fields.
 
 /// A value with one Thrift wire type that writes and reads itself.
-public protocol ThriftValue: Sendable {
+package protocol ThriftValue: Sendable {
     static var thriftType: ThriftType { get }
     /// The type as the IDL spells it (`i32`, `binary`, `list<string>`, `Note`), so a test can
     /// hold every field against `../shared/evernote/idl`.
@@ -14,7 +14,7 @@ public protocol ThriftValue: Sendable {
 
 extension ThriftBinaryWriter {
     /// Writes one field; an unset optional is simply omitted.
-    public mutating func writeField<Value: ThriftValue>(_ id: Int16, _ value: Value?) {
+    package mutating func writeField<Value: ThriftValue>(_ id: Int16, _ value: Value?) {
         guard let value else { return }
         writeFieldBegin(Value.thriftType, id: id)
         value.write(to: &self)
@@ -24,71 +24,71 @@ extension ThriftBinaryWriter {
 // MARK: - Scalars
 
 extension Bool: ThriftValue {
-    public static var thriftType: ThriftType { .bool }
-    public static var idlType: String { "bool" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readBool() }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeBool(self) }
+    package static var thriftType: ThriftType { .bool }
+    package static var idlType: String { "bool" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readBool() }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeBool(self) }
 }
 
 extension Int16: ThriftValue {
-    public static var thriftType: ThriftType { .i16 }
-    public static var idlType: String { "i16" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI16() }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeI16(self) }
+    package static var thriftType: ThriftType { .i16 }
+    package static var idlType: String { "i16" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI16() }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI16(self) }
 }
 
 extension Int32: ThriftValue {
-    public static var thriftType: ThriftType { .i32 }
-    public static var idlType: String { "i32" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI32() }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeI32(self) }
+    package static var thriftType: ThriftType { .i32 }
+    package static var idlType: String { "i32" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI32() }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI32(self) }
 }
 
 extension Int64: ThriftValue {
-    public static var thriftType: ThriftType { .i64 }
-    public static var idlType: String { "i64" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI64() }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeI64(self) }
+    package static var thriftType: ThriftType { .i64 }
+    package static var idlType: String { "i64" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI64() }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI64(self) }
 }
 
 extension Double: ThriftValue {
-    public static var thriftType: ThriftType { .double }
-    public static var idlType: String { "double" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readDouble() }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeDouble(self) }
+    package static var thriftType: ThriftType { .double }
+    package static var idlType: String { "double" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readDouble() }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeDouble(self) }
 }
 
 extension String: ThriftValue {
-    public static var thriftType: ThriftType { .string }
-    public static var idlType: String { "string" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readString() }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeString(self) }
+    package static var thriftType: ThriftType { .string }
+    package static var idlType: String { "string" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readString() }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeString(self) }
 }
 
 /// Thrift `binary`: the wire type of a string, bytes that are not text. A wrapper because
 /// `[UInt8]` would otherwise read as a list.
-public struct ThriftBinary: ThriftValue, Hashable {
-    public var bytes: [UInt8]
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
-    public static var thriftType: ThriftType { .string }
-    public static var idlType: String { "binary" }
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) { bytes = try reader.readBinary() }
-    public func write(to writer: inout ThriftBinaryWriter) { writer.writeBinary(bytes) }
+package struct ThriftBinary: ThriftValue, Hashable {
+    package var bytes: [UInt8]
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package static var thriftType: ThriftType { .string }
+    package static var idlType: String { "binary" }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { bytes = try reader.readBinary() }
+    package func write(to writer: inout ThriftBinaryWriter) { writer.writeBinary(bytes) }
 }
 
 // MARK: - Containers
 
 extension Array: ThriftValue where Element: ThriftValue {
-    public static var thriftType: ThriftType { .list }
-    public static var idlType: String { "list<\(Element.idlType)>" }
+    package static var thriftType: ThriftType { .list }
+    package static var idlType: String { "list<\(Element.idlType)>" }
 
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
         self = try reader.readList(of: Element.thriftType) { (r: inout ThriftBinaryReader) throws(ThriftError) in
             try Element(from: &r)
         }
     }
 
-    public func write(to writer: inout ThriftBinaryWriter) {
+    package func write(to writer: inout ThriftBinaryWriter) {
         writer.writeListBegin(elementType: Element.thriftType, count: count)
         for element in self { element.write(to: &writer) }
     }
@@ -96,10 +96,10 @@ extension Array: ThriftValue where Element: ThriftValue {
 
 /// Sets go out sorted so that equal values always produce equal bytes.
 extension Set: ThriftValue where Element: ThriftValue & Comparable {
-    public static var thriftType: ThriftType { .set }
-    public static var idlType: String { "set<\(Element.idlType)>" }
+    package static var thriftType: ThriftType { .set }
+    package static var idlType: String { "set<\(Element.idlType)>" }
 
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
         let header = try reader.readSetBegin()
         guard header.count == 0 || header.elementType == Element.thriftType else {
             throw .unexpectedType(expected: Element.thriftType, found: header.elementType)
@@ -109,7 +109,7 @@ extension Set: ThriftValue where Element: ThriftValue & Comparable {
         reader.readSetEnd()
     }
 
-    public func write(to writer: inout ThriftBinaryWriter) {
+    package func write(to writer: inout ThriftBinaryWriter) {
         writer.writeSetBegin(elementType: Element.thriftType, count: count)
         for element in sorted() { element.write(to: &writer) }
     }
@@ -117,10 +117,10 @@ extension Set: ThriftValue where Element: ThriftValue & Comparable {
 
 /// Maps go out sorted by key so that equal values always produce equal bytes.
 extension Dictionary: ThriftValue where Key: ThriftValue & Comparable, Value: ThriftValue {
-    public static var thriftType: ThriftType { .map }
-    public static var idlType: String { "map<\(Key.idlType),\(Value.idlType)>" }
+    package static var thriftType: ThriftType { .map }
+    package static var idlType: String { "map<\(Key.idlType),\(Value.idlType)>" }
 
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
         let header = try reader.readMapBegin()
         let keyMatches = header.keyType == Key.thriftType
         guard header.count == 0 || (keyMatches && header.valueType == Value.thriftType) else {
@@ -135,7 +135,7 @@ extension Dictionary: ThriftValue where Key: ThriftValue & Comparable, Value: Th
         reader.readMapEnd()
     }
 
-    public func write(to writer: inout ThriftBinaryWriter) {
+    package func write(to writer: inout ThriftBinaryWriter) {
         writer.writeMapBegin(keyType: Key.thriftType, valueType: Value.thriftType, count: count)
         for key in keys.sorted() {
             key.write(to: &writer)
@@ -147,13 +147,13 @@ extension Dictionary: ThriftValue where Key: ThriftValue & Comparable, Value: Th
 // MARK: - Structs
 
 /// One field of a Thrift struct: its IDL id and name, said once, and how to read and write it.
-public struct ThriftField<Root>: Sendable {
-    public let id: Int16
-    public let name: String
-    public let type: ThriftType
-    public let idlType: String
+package struct ThriftField<Root>: Sendable {
+    package let id: Int16
+    package let name: String
+    package let type: ThriftType
+    package let idlType: String
     /// A `required` field: always written, and a struct without it does not decode.
-    public let isRequired: Bool
+    package let isRequired: Bool
     let read: @Sendable (inout Root, inout ThriftBinaryReader) throws(ThriftError) -> Void
     let write: @Sendable (Root, inout ThriftBinaryWriter) -> Void
 
@@ -170,20 +170,20 @@ public struct ThriftField<Root>: Sendable {
     }
 
     /// An `optional` field: omitted while nil.
-    public init<Value: ThriftValue>(_ id: Int16, _ name: String, _ path: WritableKeyPath<Root, Value?> & Sendable) {
+    package init<Value: ThriftValue>(_ id: Int16, _ name: String, _ path: WritableKeyPath<Root, Value?> & Sendable) {
         self.init(id, name, Value.self, isRequired: false,
                   read: { (root: inout Root, r: inout ThriftBinaryReader) throws(ThriftError) in root[keyPath: path] = try Value(from: &r) },
                   write: { root, w in w.writeField(id, root[keyPath: path]) })
     }
 
-    public init<Value: ThriftValue>(_ id: Int16, _ name: String, required path: WritableKeyPath<Root, Value> & Sendable) {
+    package init<Value: ThriftValue>(_ id: Int16, _ name: String, required path: WritableKeyPath<Root, Value> & Sendable) {
         self.init(id, name, Value.self, isRequired: true,
                   read: { (root: inout Root, r: inout ThriftBinaryReader) throws(ThriftError) in root[keyPath: path] = try Value(from: &r) },
                   write: { root, w in w.writeField(id, root[keyPath: path]) })
     }
 
     /// An `optional binary` field held as bytes.
-    public init(_ id: Int16, _ name: String, binary path: WritableKeyPath<Root, [UInt8]?> & Sendable) {
+    package init(_ id: Int16, _ name: String, binary path: WritableKeyPath<Root, [UInt8]?> & Sendable) {
         self.init(id, name, ThriftBinary.self, isRequired: false,
                   read: { (root: inout Root, r: inout ThriftBinaryReader) throws(ThriftError) in root[keyPath: path] = try r.readBinary() },
                   write: { root, w in w.writeField(id, root[keyPath: path].map(ThriftBinary.init)) })
@@ -193,7 +193,7 @@ public struct ThriftField<Root>: Sendable {
 /// A Thrift struct, described by one table of its fields that both decoding and encoding use.
 /// Decoding skips unknown field ids and known ids of another type (the service is free to send
 /// fields newer than our IDL) and rejects a struct that lacks a `required` field.
-public protocol ThriftStruct: ThriftValue {
+package protocol ThriftStruct: ThriftValue {
     /// The struct's name in the IDL.
     static var thriftName: String { get }
     /// Every field this client models, in id order (the order they are written in).
@@ -204,10 +204,10 @@ public protocol ThriftStruct: ThriftValue {
 }
 
 extension ThriftStruct {
-    public static var thriftType: ThriftType { .struct }
-    public static var idlType: String { thriftName }
+    package static var thriftType: ThriftType { .struct }
+    package static var idlType: String { thriftName }
 
-    public init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) {
         let fields = Self.thriftFields
         var value = Self.decodingStart
         var seen: UInt64 = 0
@@ -227,19 +227,19 @@ extension ThriftStruct {
         self = value
     }
 
-    public func write(to writer: inout ThriftBinaryWriter) {
+    package func write(to writer: inout ThriftBinaryWriter) {
         for field in Self.thriftFields { field.write(self, &writer) }
         writer.writeFieldStop()
     }
 
     /// Encodes this struct alone (no message header), mostly for tests and golden bytes.
-    public func thriftEncoded() -> [UInt8] {
+    package func thriftEncoded() -> [UInt8] {
         var writer = ThriftBinaryWriter()
         write(to: &writer)
         return writer.bytes
     }
 
-    public init(thriftEncoded bytes: [UInt8], limits: ThriftReaderLimits = .default) throws(ThriftError) {
+    package init(thriftEncoded bytes: [UInt8], limits: ThriftReaderLimits = .default) throws(ThriftError) {
         var reader = ThriftBinaryReader(bytes, limits: limits)
         try self.init(from: &reader)
     }

@@ -16,13 +16,13 @@ import Sync
 /// is complete on disk its notes become `exported`, which sync leaves alone, so a note goes
 /// either into the file or to the NoteStore, never both. That export holds the sync lock
 /// throughout, so no sync takes a note while it is being written.
-public struct ENEXExport: Sendable {
-    public enum Destination: Sendable, Equatable {
+package struct ENEXExport: Sendable {
+    package enum Destination: Sendable, Equatable {
         case standardOutput
         case file(String)
     }
 
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// Before the first note: how many notes the selection holds.
         case started(total: Int)
         case written(id: Int64, title: String)
@@ -30,19 +30,19 @@ public struct ENEXExport: Sendable {
         case leftOut(id: Int64, reason: String)
     }
 
-    public struct Summary: Sendable {
+    package struct Summary: Sendable {
         /// The file's absolute path, or "-".
-        public var file = ""
-        public var notes = 0
-        public var digests = 0
-        public var resources = 0
-        public var bytes = 0
+        package var file = ""
+        package var notes = 0
+        package var digests = 0
+        package var resources = 0
+        package var bytes = 0
         /// The notes marked `exported` (`markExported` only).
-        public var marked: [Int64] = []
+        package var marked: [Int64] = []
         /// Notes that went without the address or map they were still waiting for.
-        public var withoutPendingAddressOrMap = 0
-        public var leftOut: [Int64: String] = [:]
-        public var firstLeftOut: (id: Int64, reason: String)? {
+        package var withoutPendingAddressOrMap = 0
+        package var leftOut: [Int64: String] = [:]
+        package var firstLeftOut: (id: Int64, reason: String)? {
             leftOut.min { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
     }
@@ -60,7 +60,7 @@ public struct ENEXExport: Sendable {
 
     /// - Parameter markExported: take only queued notes (`ExportSelection.queued`, within the
     ///   rest of `selection`) and mark them `exported` once the file is complete.
-    public init(outbox: OutboxStore, destination: Destination, selection: ExportSelection, markExported: Bool,
+    package init(outbox: OutboxStore, destination: Destination, selection: ExportSelection, markExported: Bool,
                 addresses: ExportAddresses? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.addresses = addresses
         self.outbox = outbox
@@ -74,7 +74,7 @@ public struct ENEXExport: Sendable {
 
     /// Throws `ExportError`, `OutboxError`, and `SyncError.syncInProgress` when marking while a
     /// sync runs. Notes left out are in the summary, not thrown: the caller decides.
-    public func run(observer: @Sendable (Event) -> Void = { _ in }) async throws -> Summary {
+    package func run(observer: @Sendable (Event) -> Void = { _ in }) async throws -> Summary {
         let lock = markExported ? try SyncLock(databasePath: outbox.path) : nil
         defer { lock?.release() }
         let file = try ENEXFile(destination == .standardOutput ? .standardOutput : .path(destination.path), replaces: !markExported)

@@ -3,7 +3,7 @@ import Support
 
 /// What can go wrong writing an ENEX export. No case is raised after notes were marked
 /// `exported` for a file that is not complete on disk.
-public enum ExportError: ENLogError, Equatable {
+package enum ExportError: ENLogError, Equatable {
     /// `--new` never replaces a file: the notes in it may not be imported yet.
     case fileExists(path: String)
     /// The export file (or its temporary file beside it) cannot be created.
@@ -19,7 +19,7 @@ public enum ExportError: ENLogError, Equatable {
     /// and the first one's reason (`-v` gives every reason).
     case notesLeftOut(ids: [Int64], first: String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case let .fileExists(path):
             return "\(path) exists; an export with --new never replaces a file whose notes may not be imported yet"
@@ -38,7 +38,7 @@ public enum ExportError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .fileExists: return "give a new file name, e.g. enlog-$(date +%F).enex"
         case .cannotCreate: return "check that the folder exists and that you can write to it"
@@ -49,7 +49,7 @@ public enum ExportError: ENLogError, Equatable {
         }
     }
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .fileExists, .cannotCreate: return .cannotWrite
         case .writeFailed, .standardOutputFailed: return .ioError

@@ -7,7 +7,7 @@ import Foundation
 extension FuzzTarget {
     /// An NMEA 0183 log, read as `enlog log --nmea` and `enlog import` read it: every fix, the
     /// last one through the quality filter, or the one-line reason the log gives none.
-    public static let nmea = FuzzTarget("nmea") { bytes throws(FuzzFinding) in
+    package static let nmea = FuzzTarget("nmea") { bytes throws(FuzzFinding) in
         do {
             let fixes = try NMEALogLocation(path: "fuzz.nmea").fixes(in: Data(bytes))
             if let last = fixes.last { _ = QualityFilter(maxAge: 300, minAccuracy: 100).rejection(of: last, now: last.timestamp) }
@@ -17,20 +17,20 @@ extension FuzzTarget {
     }
 
     /// A GPX document, read as `enlog import` reads it: the streaming reader, fed in chunks.
-    public static let gpx = FuzzTarget("gpx") { bytes throws(FuzzFinding) in
+    package static let gpx = FuzzTarget("gpx") { bytes throws(FuzzFinding) in
         try importHistory(bytes, as: HistoryReaders.all.first { $0.format == .gpx })
     }
 
     /// A file given to `enlog import`: its format told by content (every reader's sniffing of
     /// the first 64 KiB), then read by that format's reader in chunks as the importer feeds it.
-    public static let track = FuzzTarget("track") { bytes throws(FuzzFinding) in
+    package static let track = FuzzTarget("track") { bytes throws(FuzzFinding) in
         let prefix = HistoryReaders.withoutByteOrderMark(bytes.prefix(HistoryReaders.prefixLength))
         try importHistory(bytes, as: HistoryReaders.kind(for: prefix))
     }
 
     /// gpsd's JSON stream, one report per line, decoded as `enlog log` and `enlog watch` decode
     /// it (with and without ages mattering), each fix put through the quality filter.
-    public static let gpsd = FuzzTarget("gpsd") { bytes throws(FuzzFinding) in
+    package static let gpsd = FuzzTarget("gpsd") { bytes throws(FuzzFinding) in
         let filter = QualityFilter(maxAge: 300, minAccuracy: 100)
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             for needsTime in [true, false] {
@@ -44,7 +44,7 @@ extension FuzzTarget {
     /// A photo given to `enlog log --photo` or `--attach`: its MIME type (libmagic), its size in
     /// pixels as each image format's header gives it, and the position and time of its EXIF GPS
     /// tags (libexif) through the quality filter.
-    public static let exif = FuzzTarget("exif") { bytes throws(FuzzFinding) in
+    package static let exif = FuzzTarget("exif") { bytes throws(FuzzFinding) in
         _ = FileType.mimeType(of: bytes)
         for mime in ["image/jpeg", "image/png", "image/gif"] { _ = ImageSize(bytes, mime: mime) }
         do {

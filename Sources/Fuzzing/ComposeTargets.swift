@@ -9,7 +9,7 @@ extension FuzzTarget {
 
     /// A note's ENML, validated as `enlog validate` and the note renderer validate it, and as an
     /// XML parser with the DTD alone does.
-    public static let enml = FuzzTarget("enml") { bytes throws(FuzzFinding) in
+    package static let enml = FuzzTarget("enml") { bytes throws(FuzzFinding) in
         bytes.withUnsafeBufferPointer { buffer in
             _ = evernoteRules.validate(bytes: buffer)
             _ = dtdOnly.validate(bytes: buffer)
@@ -20,7 +20,7 @@ extension FuzzTarget {
     /// an image of its own when it is downloaded (`TileFetcher` refuses what does not decode; a
     /// static map is re-encoded), and straight into the canvas when a cached tile is drawn into a
     /// map, here as two placements clipped by the canvas's four edges.
-    public static let tile = FuzzTarget("tile") { bytes throws(FuzzFinding) in
+    package static let tile = FuzzTarget("tile") { bytes throws(FuzzFinding) in
         if case .success(let image) = CairoPNG.decode(bytes) {
             _ = try? CairoPNG.encode(image)
         }
@@ -45,7 +45,7 @@ extension FuzzTarget {
 
     /// A reverse-geocoding reply from Nominatim, read as `enlog log` reads it, and the address it
     /// gives put into a note: whatever the server says, the note must render and validate.
-    public static let geocoder = FuzzTarget("geocoder") { bytes throws(FuzzFinding) in
+    package static let geocoder = FuzzTarget("geocoder") { bytes throws(FuzzFinding) in
         let address: Address
         do {
             address = try NominatimReply.parse(bytes)
@@ -70,7 +70,7 @@ extension FuzzTarget {
     /// parts: title.mustache, content.mustache, then the message. The template is parsed and
     /// rendered with every value a note can have, failing with a `NoteError` if at all. The
     /// message, whatever it holds, must make a valid note with the built-in template.
-    public static let template = FuzzTarget("template") { bytes throws(FuzzFinding) in
+    package static let template = FuzzTarget("template") { bytes throws(FuzzFinding) in
         let parts = bytes.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         let words = parts.count > 2 ? parts[2] : nil
         do {

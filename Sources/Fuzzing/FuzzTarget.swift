@@ -7,8 +7,8 @@ import Support
 /// An input may make the parser fail, with the error enlog reports; it must not crash it, leak,
 /// hang or exhaust memory, and it must not break the promises a target checks beyond that (a
 /// geocoder's reply never makes a note that cannot be stored): those throw a `FuzzFinding`.
-public struct FuzzTarget: Sendable {
-    public let name: String
+package struct FuzzTarget: Sendable {
+    package let name: String
     private let body: @Sendable ([UInt8]) throws(FuzzFinding) -> Void
 
     init(_ name: String, _ body: @escaping @Sendable ([UInt8]) throws(FuzzFinding) -> Void) {
@@ -16,13 +16,13 @@ public struct FuzzTarget: Sendable {
         self.body = body
     }
 
-    public func run(_ input: [UInt8]) throws(FuzzFinding) {
+    package func run(_ input: [UInt8]) throws(FuzzFinding) {
         try body(input)
     }
 
     /// libFuzzer's call (`LLVMFuzzerTestOneInput`): a broken promise stops the process as a
     /// crash does, so that libFuzzer keeps the input.
-    public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         do {
             try run(Array(UnsafeBufferPointer(start: data, count: size)))
         } catch {
@@ -31,7 +31,7 @@ public struct FuzzTarget: Sendable {
         return 0
     }
 
-    public static let all: [FuzzTarget] = [.nmea, .gpx, .track, .gpsd, .exif, .enml, .thrift, .tile, .geocoder, .oauth, .config, .template]
+    package static let all: [FuzzTarget] = [.nmea, .gpx, .track, .gpsd, .exif, .enml, .thrift, .tile, .geocoder, .oauth, .config, .template]
 }
 
 /// Builds the message enlog prints for `error`, which must be one of enlog's errors (they name
@@ -49,6 +49,6 @@ func message(of error: any Error) -> String {
 }
 
 /// A promise an input broke without crashing anything.
-public struct FuzzFinding: Error, CustomStringConvertible {
-    public let description: String
+package struct FuzzFinding: Error, CustomStringConvertible {
+    package let description: String
 }

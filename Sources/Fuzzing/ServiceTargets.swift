@@ -37,7 +37,7 @@ extension FuzzTarget {
     /// A reply from an Evernote server (a NoteStore or UserStore Thrift message), decoded as the
     /// client decodes the reply to the call it names (one naming no call: as createNote's);
     /// every failure is an `EvernoteError` with its one-line reason.
-    public static let thrift = FuzzTarget("thrift") { bytes throws(FuzzFinding) in
+    package static let thrift = FuzzTarget("thrift") { bytes throws(FuzzFinding) in
         var peek = ThriftBinaryReader(bytes)
         let header = try? peek.readMessageBegin()
         let decode = header.flatMap { replyDecoders[$0.name] } ?? replyDecoders["createNote"]!
@@ -56,7 +56,7 @@ extension FuzzTarget {
     /// the token endpoint's JSON (with the JWTs in it), the OAuth 1.0a token response and the
     /// authorization server's metadata. Each gives a value or an `AuthError`, the errors the
     /// command line explains.
-    public static let oauth = FuzzTarget("oauth") { bytes throws(FuzzFinding) in
+    package static let oauth = FuzzTarget("oauth") { bytes throws(FuzzFinding) in
         let text = String(decoding: bytes, as: UTF8.self)
         if let target = LoopbackCallbackListener.requestTarget(ofHead: text) {
             let callback = CallbackParameters(requestTarget: target)
@@ -87,7 +87,7 @@ extension FuzzTarget {
     /// A config.toml, read as every command reads it (with every concern's checks of its
     /// values), then every setting taken in every form, the services' settings built from
     /// them, and `enlog config show`. A file that is refused is refused with a `ConfigError`.
-    public static let config = FuzzTarget("config") { bytes throws(FuzzFinding) in
+    package static let config = FuzzTarget("config") { bytes throws(FuzzFinding) in
         let config: Config
         do {
             config = try Config(filePath: "fuzz.toml", fileContents: bytes, paths: paths, environment: [:], checks: SettingChecks.all)

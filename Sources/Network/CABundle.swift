@@ -7,7 +7,7 @@ import Support
 /// but a regular file) and handed to libcurl as a blob (CURLOPT_CAINFO_BLOB): given the path,
 /// libcurl's TLS library would read whatever it names without limit (/dev/zero, a FIFO). Read
 /// once per process and path; a run makes many requests with the same file.
-public enum CABundle {
+package enum CABundle {
     private static let read = Mutex<[String: Result<[UInt8], HTTPError>]>([:])
 
     package static func bytes(at path: String) -> Result<[UInt8], HTTPError> {

@@ -11,18 +11,18 @@ import Configuration
 /// verification always on, plain http only to loopback, cancellable through Task cancellation.
 /// Proxies come from the environment as libcurl reads them (`https_proxy`, `no_proxy`, …),
 /// except that loopback requests never go through a proxy.
-public final class HTTPClient: Sendable {
-    public let configuration: HTTPConfiguration
+package final class HTTPClient: Sendable {
+    package let configuration: HTTPConfiguration
     let pool: CurlHandlePool
 
-    public init(configuration: HTTPConfiguration = .init()) {
+    package init(configuration: HTTPConfiguration = .init()) {
         self.configuration = configuration
         self.pool = CurlHandlePool(capacity: 8)
         // libcurl is initialised (and loaded) with the first handle: a run that sends nothing
         // never loads it.
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let target = try HTTPURLPolicy.check(request.url, resolve: configuration.resolve)
         let method = request.method.uppercased()
         guard !method.isEmpty, method.utf8.allSatisfy({ (0x41...0x5a).contains($0) }) else {

@@ -3,7 +3,7 @@ import EvernoteAPI
 import Configuration
 /// Every way an HTTP exchange can fail below the HTTP status line. Payloads are host names or
 /// short curl messages, never URLs' query strings, headers or bodies (they may carry secrets).
-public enum HTTPError: ENLogError, Equatable {
+package enum HTTPError: ENLogError, Equatable {
     /// `http://` to a host that is not loopback; refused before any connection.
     case insecureURL(String)
     case invalidURL(String)
@@ -26,7 +26,7 @@ public enum HTTPError: ENLogError, Equatable {
     case caFileUnusable(path: String, detail: String)
     case other(code: Int, message: String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .insecureURL(let host):
             return "refusing to send an unencrypted http:// request to \(HTTPText.oneLine(host))"
@@ -57,7 +57,7 @@ public enum HTTPError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .insecureURL:
             return "use an https:// URL; plain http:// is only allowed to loopback test servers (127.0.0.0/8, ::1, localhost)"
@@ -88,14 +88,14 @@ public enum HTTPError: ENLogError, Equatable {
 extension HTTPError {
     /// Something answered, but nothing that can be the service's reply: too much, or not HTTP.
     /// Every user of the client tells these apart from a service out of reach by this.
-    public var isBadReply: Bool {
+    package var isBadReply: Bool {
         switch self {
         case .responseTooLarge, .headerTooLarge, .badReply: return true
         default: return false
         }
     }
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         if isBadReply { return .protocolError }
         switch self {
         case .cancelled: return .temporary

@@ -2,13 +2,13 @@ import Support
 import EvernoteAPI
 import Configuration
 /// One HTTP request. Header names and values must not contain CR or LF.
-public struct HTTPRequest: Sendable {
-    public var method: String            // "GET", "POST"
-    public var url: String
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+package struct HTTPRequest: Sendable {
+    package var method: String            // "GET", "POST"
+    package var url: String
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
 
-    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
+    package init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
                 body: [UInt8] = []) {
         self.method = method
         self.url = url
@@ -17,20 +17,20 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-public struct HTTPResponse: Sendable {
-    public var status: Int
+package struct HTTPResponse: Sendable {
+    package var status: Int
     /// Names lowercased; when a header repeats, the last value wins.
-    public var headers: [String: String]
-    public var body: [UInt8]
+    package var headers: [String: String]
+    package var body: [UInt8]
     /// CURLINFO_PRIMARY_IP: the address actually connected to (nil when none is known).
-    public var primaryIP: String?
+    package var primaryIP: String?
     /// The request went out more than once: libcurl sent it again on a new connection after
     /// the reused one died without a reply byte. Only possible with
     /// `HTTPConfiguration.rewindableBodies` or for a request without a body; the server may
     /// have processed both copies.
-    public var resent: Bool
+    package var resent: Bool
 
-    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], primaryIP: String? = nil,
+    package init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], primaryIP: String? = nil,
                 resent: Bool = false) {
         self.status = status
         self.headers = headers
@@ -40,41 +40,41 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-public struct HTTPConfiguration: Sendable {
+package struct HTTPConfiguration: Sendable {
     /// Time allowed for DNS + TCP + TLS set-up (CURLOPT_CONNECTTIMEOUT_MS).
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// Time allowed for the whole transfer (CURLOPT_TIMEOUT_MS).
-    public var totalTimeout: Duration
-    public var userAgent: String
+    package var totalTimeout: Duration
+    package var userAgent: String
     /// CURLOPT_RESOLVE entries "host:port:address", to bypass DNS for these host/port pairs.
-    public var resolve: [String]
+    package var resolve: [String]
     /// A reply body larger than this fails with `HTTPError.responseTooLarge`.
-    public var maxResponseBytes: Int
+    package var maxResponseBytes: Int
     /// CURLOPT_CAINFO: a PEM bundle of CAs to trust instead of the system's (a private test or
     /// corporate CA). Verification stays on either way. nil: the system bundle.
-    public var caFile: String?
+    package var caFile: String?
     /// CURLOPT_MAXAGE_CONN: a kept-alive connection idle longer than this is not reused (a new
     /// one is opened), so that a request rarely meets a connection the server is closing.
-    public var maxIdleReuse: Duration
+    package var maxIdleReuse: Duration
     /// Whether libcurl may send a request body again on a new connection when a reused one
     /// died before any reply byte (its default). False: the pre-request callback
     /// (CURLOPT_PREREQFUNCTION) aborts that second send, so such a request fails with
     /// `connectionLost` instead of silently going out twice (a duplicate `createNote`). True
     /// only to test the detection of re-sends (`HTTPResponse.resent`).
-    public var rewindableBodies: Bool
+    package var rewindableBodies: Bool
 
-    public static let defaultUserAgent = "enlog/\(ENLogVersion.current) (Linux)"
+    package static let defaultUserAgent = "enlog/\(ENLogVersion.current) (Linux)"
 
     /// What every call to Evernote (sync, sign-in, notebooks) honours from the settings: the
     /// CA file to trust (`network.ca_file`) and how long one request may take
     /// (`network.request_timeout`, or `requestTimeout` given on the command line).
-    public init(config: Config, requestTimeout: Duration? = nil) {
+    package init(config: Config, requestTimeout: Duration? = nil) {
         let timeout = requestTimeout ?? config.duration(.requestTimeout)
         self.init(totalTimeout: timeout, caFile: config.string(.caFile))
         connectTimeout = min(connectTimeout, timeout)
     }
 
-    public init(connectTimeout: Duration = .seconds(10),
+    package init(connectTimeout: Duration = .seconds(10),
                 totalTimeout: Duration = .seconds(60),
                 userAgent: String = HTTPConfiguration.defaultUserAgent,
                 resolve: [String] = [],

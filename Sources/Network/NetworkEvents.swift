@@ -9,25 +9,25 @@ import Configuration
 /// The kernel's word that the network changed: rtnetlink multicast messages for links,
 /// addresses and routes (IPv4 and IPv6), read from a NETLINK_ROUTE socket. Nothing is polled: the
 /// socket's thread sleeps in `poll()` until the kernel has something to say.
-public enum NetworkEvents {
+package enum NetworkEvents {
     /// One batch of messages read together.
-    public struct Change: Sendable, Equatable, CustomStringConvertible {
+    package struct Change: Sendable, Equatable, CustomStringConvertible {
         /// Message kinds in the batch, e.g. `newroute`, `deladdr`; `overrun` when the kernel
         /// dropped messages (the socket buffer was full), which is a change all the same.
-        public var kinds: [String]
+        package var kinds: [String]
 
-        public var description: String { kinds.joined(separator: ",") }
+        package var description: String { kinds.joined(separator: ",") }
     }
 
-    public enum Failure: ENLogError, Equatable {
+    package enum Failure: ENLogError, Equatable {
         case socket(String)
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .socket(let detail): return "cannot listen for network changes (rtnetlink): \(detail)"
             }
         }
         /// The kernel refused the subscription: like `WatchError.setupFailed`.
-        public var category: ErrorCategory { .unavailable }
+        package var category: ErrorCategory { .unavailable }
     }
 
     // <linux/rtnetlink.h>, which Glibc does not export to Swift.
@@ -39,7 +39,7 @@ public enum NetworkEvents {
 
     /// Opens the subscription now (so no change after this call is missed) and streams the
     /// changes until the consumer stops iterating. Throws when the socket cannot be opened.
-    public static func subscribe() throws(Failure) -> AsyncStream<Change> {
+    package static func subscribe() throws(Failure) -> AsyncStream<Change> {
         let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), netlinkRoute)
         guard fd >= 0 else { throw .socket(String(cString: strerror(errno))) }
         // struct sockaddr_nl { sa_family_t nl_family; unsigned short nl_pad; __u32 nl_pid; __u32 nl_groups; }

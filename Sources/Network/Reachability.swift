@@ -11,24 +11,24 @@ import Configuration
 /// What to probe. Every address is an IP literal with a port: reachability never resolves a host
 /// name, so a dead uplink cannot make it wait for a DNS timeout. The one exception is a proxy
 /// given by name (see `proxy`).
-public struct ReachabilityConfiguration: Sendable, Equatable {
+package struct ReachabilityConfiguration: Sendable, Equatable {
     /// Well-known anycast literals, used only when nothing else is configured. Tests never use these.
-    public static let defaultProbeAddresses = [
+    package static let defaultProbeAddresses = [
         "1.1.1.1:443", "8.8.8.8:443", "9.9.9.9:443", "[2606:4700:4700::1111]:443",
     ]
-    public static let defaultBudget: Duration = .milliseconds(1500)
+    package static let defaultBudget: Duration = .milliseconds(1500)
 
     /// `"1.1.1.1:443"`, `"[2606:4700::1111]:443"`.
-    public var probeAddresses: [String]
+    package var probeAddresses: [String]
     /// Where the NoteStore host was last reached (`ip:port`); probed first.
-    public var rememberedAddresses: [String]
+    package var rememberedAddresses: [String]
     /// From `https_proxy` when set: the proxy is probed instead of everything else. An IP literal,
     /// or a host name — then resolved only by a `getaddrinfo` bounded by the same budget, on its own thread.
-    public var proxy: String?
+    package var proxy: String?
     /// The whole check, route check and name lookup included.
-    public var budget: Duration
+    package var budget: Duration
 
-    public init(probeAddresses: [String] = [], rememberedAddresses: [String] = [], proxy: String? = nil,
+    package init(probeAddresses: [String] = [], rememberedAddresses: [String] = [], proxy: String? = nil,
                 budget: Duration = ReachabilityConfiguration.defaultBudget) {
         self.probeAddresses = probeAddresses
         self.rememberedAddresses = rememberedAddresses
@@ -37,7 +37,7 @@ public struct ReachabilityConfiguration: Sendable, Equatable {
     }
 
     /// `https_proxy` / `HTTPS_PROXY` from `environment`, empty values ignored.
-    public static func proxy(from environment: [String: String]) -> String? {
+    package static func proxy(from environment: [String: String]) -> String? {
         for key in ["https_proxy", "HTTPS_PROXY"] {
             if let value = environment[key]?.reachabilityTrimmed, !value.isEmpty { return value }
         }
@@ -46,9 +46,9 @@ public struct ReachabilityConfiguration: Sendable, Equatable {
 }
 
 /// One probe step against one address.
-public struct ReachabilityAttempt: Sendable, Equatable {
-    public enum Phase: String, Sendable { case route, tcp }
-    public enum Outcome: String, Sendable {
+package struct ReachabilityAttempt: Sendable, Equatable {
+    package enum Phase: String, Sendable { case route, tcp }
+    package enum Outcome: String, Sendable {
         /// Route check: the kernel has a route (nothing was sent).
         case routed
         /// TCP handshake completed.
@@ -65,17 +65,17 @@ public struct ReachabilityAttempt: Sendable, Equatable {
         case failed
 
         /// Something answered: the network path works.
-        public var isAnswer: Bool { self == .connected || self == .refused }
+        package var isAnswer: Bool { self == .connected || self == .refused }
     }
 
-    public let address: String
-    public let phase: Phase
-    public let outcome: Outcome
-    public let errorCode: Int32?
-    public let milliseconds: Double
+    package let address: String
+    package let phase: Phase
+    package let outcome: Outcome
+    package let errorCode: Int32?
+    package let milliseconds: Double
 }
 
-public enum ReachabilityVerdict: Sendable, Equatable {
+package enum ReachabilityVerdict: Sendable, Equatable {
     /// Something at `address` answered (handshake or RST).
     case reachable(ReachabilityAddress)
     /// A route exists (the link is up) but no probe answered within the budget: no uplink.
@@ -83,7 +83,7 @@ public enum ReachabilityVerdict: Sendable, Equatable {
     /// No route to any probe address: no network at all.
     case offline
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .reachable: return "reachable"
         case .noUplink: return "noUplink"
@@ -92,27 +92,27 @@ public enum ReachabilityVerdict: Sendable, Equatable {
     }
 }
 
-public struct ReachabilityReport: Sendable {
-    public let verdict: ReachabilityVerdict
+package struct ReachabilityReport: Sendable {
+    package let verdict: ReachabilityVerdict
     /// Route checks first, then TCP attempts (none when the route check decided).
-    public let attempts: [ReachabilityAttempt]
-    public let elapsed: Duration
+    package let attempts: [ReachabilityAttempt]
+    package let elapsed: Duration
     /// Set when a proxy host name had to be resolved (the one case a name is involved).
-    public let resolvedProxyName: String?
+    package let resolvedProxyName: String?
     /// Remarks for the user (proxy lookup, skipped inputs).
-    public let notes: [String]
+    package let notes: [String]
 
     /// True when no TCP attempt was made: the route check alone gave the verdict.
-    public var decidedByRouteCheck: Bool { !attempts.isEmpty && !attempts.contains { $0.phase == .tcp } }
+    package var decidedByRouteCheck: Bool { !attempts.isEmpty && !attempts.contains { $0.phase == .tcp } }
 
-    public var elapsedMilliseconds: Double {
+    package var elapsedMilliseconds: Double {
         let parts = elapsed.components
         return Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
     }
 
     /// The report as one JSON object (keys sorted), the `enlog reachability --json` output.
     /// - Parameter targets: what was probed and why (`enlog reachability` adds it).
-    public func json(pretty: Bool = false, targets: [String: Any]? = nil) -> String {
+    package func json(pretty: Bool = false, targets: [String: Any]? = nil) -> String {
         var object: [String: Any] = [
             "verdict": verdict.name,
             "elapsedMilliseconds": (elapsedMilliseconds * 10).rounded() / 10,
@@ -142,14 +142,14 @@ public struct ReachabilityReport: Sendable {
 }
 
 /// Tells "reachable" from "link up, no uplink" from "offline" within a fixed budget, by IP address only.
-public enum ReachabilityChecker {
+package enum ReachabilityChecker {
     /// Validates one `ip:port` / `[ipv6]:port` literal. Host names throw `ReachabilityError.notAnAddress`.
-    public static func parse(address: String) throws -> ReachabilityAddress {
+    package static func parse(address: String) throws -> ReachabilityAddress {
         try ReachabilityAddress(parsing: address)
     }
 
     /// Parses every configured address up front, so a bad one fails before anything is probed.
-    public static func validate(_ configuration: ReachabilityConfiguration) throws {
+    package static func validate(_ configuration: ReachabilityConfiguration) throws {
         for text in configuration.rememberedAddresses + configuration.probeAddresses {
             _ = try parse(address: text)
         }
@@ -158,7 +158,7 @@ public enum ReachabilityChecker {
 
     /// Runs the check: a proxy given by name is resolved first (a lookup bounded by the budget), then
     /// the probes block in `poll()` for up to the rest of the budget, on a thread of their own.
-    public static func check(_ configuration: ReachabilityConfiguration) async -> ReachabilityReport {
+    package static func check(_ configuration: ReachabilityConfiguration) async -> ReachabilityReport {
         let start = ReachabilityClock.now()
         var proxyLookup: ProxyLookup?
         if let proxyText = configuration.proxy, case .name(let name, let port)? = try? ProxyTarget(parsing: proxyText) {

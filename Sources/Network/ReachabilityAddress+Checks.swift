@@ -6,7 +6,7 @@ import Configuration
 extension ReachabilityAddress {
     /// The reachability probes must be IP:PORT literals (never names), checked when the
     /// configuration is read.
-    public static let settingChecks: [Setting: SettingCheck] = [
+    package static let settingChecks: [Setting: SettingCheck] = [
         .probes: { value in
             for item in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
                 do {

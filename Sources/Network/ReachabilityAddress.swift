@@ -8,7 +8,7 @@ import EvernoteAPI
 import Configuration
 
 /// Why a reachability input was refused at the boundary.
-public enum ReachabilityError: ENLogError, Equatable, Sendable {
+package enum ReachabilityError: ENLogError, Equatable, Sendable {
     /// The host part is not an IPv4/IPv6 literal (a host name, typically): reachability never resolves names.
     case notAnAddress(String)
     /// No `:port` (IPv6 literals must be bracketed: `[2606:4700::1111]:443`).
@@ -16,7 +16,7 @@ public enum ReachabilityError: ENLogError, Equatable, Sendable {
     /// The port is not a number in 1…65535.
     case invalidPort(String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .notAnAddress(let text):
             return "reachability probe '\(text)' is not an IP address literal (host names are never resolved for probing)"
@@ -27,7 +27,7 @@ public enum ReachabilityError: ENLogError, Equatable, Sendable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .notAnAddress:
             return "give an IP literal with a port, e.g. 1.1.1.1:443 or [2606:4700:4700::1111]:443"
@@ -40,21 +40,21 @@ public enum ReachabilityError: ENLogError, Equatable, Sendable {
 }
 
 /// An IP literal plus a TCP port: the only kind of target a reachability probe accepts.
-public struct ReachabilityAddress: Hashable, Sendable, CustomStringConvertible {
-    public enum Family: String, Sendable { case ipv4, ipv6 }
+package struct ReachabilityAddress: Hashable, Sendable, CustomStringConvertible {
+    package enum Family: String, Sendable { case ipv4, ipv6 }
 
-    public let family: Family
+    package let family: Family
     /// The literal as written (without brackets), validated with `inet_pton`.
-    public let host: String
-    public let port: UInt16
+    package let host: String
+    package let port: UInt16
 
     /// `1.1.1.1:443` or `[2606:4700::1111]:443`.
-    public var description: String {
+    package var description: String {
         family == .ipv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// Validates without any name lookup: `inet_pton` decides whether `host` is a literal.
-    public init(host: String, port: UInt16) throws {
+    package init(host: String, port: UInt16) throws {
         guard port != 0 else { throw ReachabilityError.invalidPort("\(host):\(port)") }
         if ReachabilityAddress.isLiteral(host, family: AF_INET) {
             family = .ipv4
@@ -68,7 +68,7 @@ public struct ReachabilityAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `a.b.c.d:port` or `[v6]:port`. Anything else — notably `host.name:port` — throws.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let trimmed = text.reachabilityTrimmed
         let hostPart: Substring
         let portPart: Substring
@@ -151,5 +151,5 @@ extension String {
 }
 
 extension ReachabilityError {
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 }

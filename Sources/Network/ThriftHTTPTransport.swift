@@ -5,14 +5,14 @@ import Configuration
 
 /// The HTTP side of a Thrift call failed although the connection worked: the service (or
 /// something in front of it) answered with something other than a Thrift reply.
-public enum ThriftHTTPError: ENLogError, Equatable {
+package enum ThriftHTTPError: ENLogError, Equatable {
     /// Any status but 200. `snippet` is a short, one-line, secret-redacted extract of the body
     /// (an HTML page's title or text), nil when there was nothing readable.
     case unexpectedStatus(status: Int, snippet: String?)
     /// HTTP 200 but an HTML/text page instead of Thrift (a captive portal or a wrong URL).
     case unexpectedContent(contentType: String, snippet: String?)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .unexpectedStatus(let status, let snippet):
             return "Evernote answered HTTP \(status)" + (snippet.map { ": \($0)" } ?? "")
@@ -22,7 +22,7 @@ public enum ThriftHTTPError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .unexpectedStatus(let status, _):
             switch status {
@@ -88,17 +88,17 @@ public enum ThriftHTTPError: ENLogError, Equatable {
 
 /// Thrift binary protocol over HTTP POST (PROTOCOL.md §3.1): one unframed CALL message per
 /// request, HTTP 200 with one REPLY/EXCEPTION message back.
-public struct ThriftHTTPTransport: ThriftTransport {
-    public let url: String
-    public let client: HTTPClient
+package struct ThriftHTTPTransport: ThriftTransport {
+    package let url: String
+    package let client: HTTPClient
     /// Called with `HTTPResponse.primaryIP` after each successful round trip (a Thrift reply
     /// came back), so a caller can remember the address that worked for when DNS does not.
-    public let onConnected: (@Sendable (_ primaryIP: String) -> Void)?
+    package let onConnected: (@Sendable (_ primaryIP: String) -> Void)?
     /// Called when a reply came back to a request that went out twice (`HTTPResponse.resent`),
     /// whatever the reply says: the service may have processed both copies.
-    public let onResent: (@Sendable () -> Void)?
+    package let onResent: (@Sendable () -> Void)?
 
-    public init(url: String, client: HTTPClient = HTTPClient(),
+    package init(url: String, client: HTTPClient = HTTPClient(),
                 onConnected: (@Sendable (_ primaryIP: String) -> Void)? = nil,
                 onResent: (@Sendable () -> Void)? = nil) {
         self.url = url
@@ -107,7 +107,7 @@ public struct ThriftHTTPTransport: ThriftTransport {
         self.onResent = onResent
     }
 
-    public func roundTrip(_ request: [UInt8]) async throws -> [UInt8] {
+    package func roundTrip(_ request: [UInt8]) async throws -> [UInt8] {
         let response = try await client.send(HTTPRequest(
             method: "POST", url: url,
             headers: [(name: "Content-Type", value: "application/x-thrift"),
@@ -129,7 +129,7 @@ public struct ThriftHTTPTransport: ThriftTransport {
 }
 
 extension ThriftHTTPError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .unexpectedStatus(let status, _): return .ofHTTPStatus(status)
         case .unexpectedContent: return .protocolError

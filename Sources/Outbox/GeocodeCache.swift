@@ -15,16 +15,16 @@ import Compose
 /// to old entries too. "No address here" answers are cached like any other. An entry older
 /// than `timeToLive` is *stale*: not used when the service can be asked, still used when it
 /// cannot (see `CachingGeocoder`). A database failure is the outbox's own `OutboxError`.
-public struct GeocodeCache: GeocodeRequestSlots {
+package struct GeocodeCache: GeocodeRequestSlots {
     let outbox: OutboxStore
     /// Decimals kept of each coordinate, 0…7.
-    public let precision: Int
-    public let timeToLive: TimeInterval
+    package let precision: Int
+    package let timeToLive: TimeInterval
 
-    public static let defaultPrecision = 4
-    public static let defaultTimeToLive: TimeInterval = 30 * 24 * 3600
+    package static let defaultPrecision = 4
+    package static let defaultTimeToLive: TimeInterval = 30 * 24 * 3600
 
-    public init(outbox: OutboxStore, precision: Int = GeocodeCache.defaultPrecision,
+    package init(outbox: OutboxStore, precision: Int = GeocodeCache.defaultPrecision,
                 timeToLive: TimeInterval = GeocodeCache.defaultTimeToLive) {
         self.outbox = outbox
         self.precision = min(max(precision, 0), 7)
@@ -32,18 +32,18 @@ public struct GeocodeCache: GeocodeRequestSlots {
     }
 
     /// Where a position falls in the cache.
-    public struct Key: Sendable, Hashable {
-        public let latitudeKey: Int64
-        public let longitudeKey: Int64
-        public let precision: Int
-        public let language: String
+    package struct Key: Sendable, Hashable {
+        package let latitudeKey: Int64
+        package let longitudeKey: Int64
+        package let precision: Int
+        package let language: String
 
         /// The rounded coordinates, which are also the ones sent to the service.
-        public var latitude: Double { Double(latitudeKey) / Self.scale(precision) }
-        public var longitude: Double { Double(longitudeKey) / Self.scale(precision) }
+        package var latitude: Double { Double(latitudeKey) / Self.scale(precision) }
+        package var longitude: Double { Double(longitudeKey) / Self.scale(precision) }
         /// The rounded coordinates as decimal text with `precision` decimals ("35.6812").
-        public var latitudeText: String { String(format: "%.\(precision)f", latitude) }
-        public var longitudeText: String { String(format: "%.\(precision)f", longitude) }
+        package var latitudeText: String { String(format: "%.\(precision)f", latitude) }
+        package var longitudeText: String { String(format: "%.\(precision)f", longitude) }
 
         /// The row it is kept in.
         var cell: OutboxStore.GeocodeCell {
@@ -57,7 +57,7 @@ public struct GeocodeCache: GeocodeRequestSlots {
         }
     }
 
-    public func key(latitude: Double, longitude: Double, language: String) -> Key {
+    package func key(latitude: Double, longitude: Double, language: String) -> Key {
         let scale = Key.scale(precision)
         func rounded(_ value: Double, limit: Double) -> Int64 {
             let clamped = value.isFinite ? min(max(value, -limit), limit) : 0
@@ -67,27 +67,27 @@ public struct GeocodeCache: GeocodeRequestSlots {
                    precision: precision, language: NominatimConfiguration.normalizedLanguage(language))
     }
 
-    public struct Entry: Sendable, Equatable {
-        public let reply: [UInt8]
-        public let fetchedAt: Date
-        public let isStale: Bool
+    package struct Entry: Sendable, Equatable {
+        package let reply: [UInt8]
+        package let fetchedAt: Date
+        package let isStale: Bool
     }
 
     /// The stored answer for `key`, fresh or stale; `nil` when there is none.
-    public func entry(for key: Key, now: Date = Date()) async throws(OutboxError) -> Entry? {
+    package func entry(for key: Key, now: Date = Date()) async throws(OutboxError) -> Entry? {
         guard let stored = try await outbox.geocodeReply(for: key.cell) else { return nil }
         let age = now.timeIntervalSince(stored.fetchedAt)
         return Entry(reply: stored.reply, fetchedAt: stored.fetchedAt, isStale: age > timeToLive || age < -timeToLive)
     }
 
     /// Stores (or replaces) the service's raw reply for `key`.
-    public func store(_ reply: [UInt8], for key: Key, fetchedAt: Date = Date()) async throws(OutboxError) {
+    package func store(_ reply: [UInt8], for key: Key, fetchedAt: Date = Date()) async throws(OutboxError) {
         try await outbox.storeGeocodeReply(reply, for: key.cell, fetchedAt: fetchedAt)
     }
 
     /// Deletes entries older than the time to live; returns how many.
     @discardableResult
-    public func removeExpired(now: Date = Date()) async throws(OutboxError) -> Int {
+    package func removeExpired(now: Date = Date()) async throws(OutboxError) -> Int {
         try await outbox.removeGeocodeReplies(fetchedBefore: now.addingTimeInterval(-timeToLive))
     }
 
@@ -107,7 +107,7 @@ public struct GeocodeCache: GeocodeRequestSlots {
     /// interval, and never a wait longer than the reserving process itself accepted, rather than
     /// an hour's block after the clock went back an hour).
     /// Throws `OutboxError` when the database fails.
-    public func reserveRequestSlot(minimumInterval: TimeInterval, latestStart: Date,
+    package func reserveRequestSlot(minimumInterval: TimeInterval, latestStart: Date,
                                    clock: @escaping @Sendable () -> Date = { Date() }) async throws -> Date {
         let latest = latestStart.timeIntervalSince1970
         let slot = try await outbox.replaceGeocodeSlot(clock: clock) { stored, now in

@@ -26,13 +26,13 @@ extension OutboxSchema {
 
 extension OutboxStore {
     /// An offset the history states for an instant: a fix's, or a visit's start or end.
-    public struct LivedOffset: Sendable, Equatable {
+    package struct LivedOffset: Sendable, Equatable {
         /// Seconds since 1970.
-        public var time: Double
+        package var time: Double
         /// Seconds east of UTC.
-        public var offset: Int
+        package var offset: Int
 
-        public init(time: Double, offset: Int) {
+        package init(time: Double, offset: Int) {
             self.time = time
             self.offset = offset
         }
@@ -41,7 +41,7 @@ extension OutboxStore {
     /// The offsets the history's fixes and visits state in `start..<end` (a visit at its start
     /// and its end, in the offset its start stated), oldest first. Served by `fix_on_timestamp`; fixes without an offset are skipped
     /// in SQLite, not loaded.
-    public func livedOffsets(from start: Date, to end: Date) async throws(OutboxError) -> [LivedOffset] {
+    package func livedOffsets(from start: Date, to end: Date) async throws(OutboxError) -> [LivedOffset] {
         try await readSkipping { db, unreadable in
             let sql = """
                 SELECT \(Self.epochSecondsSQL("timestamp")) AS t, utcOffset, id, 'fix' FROM fix

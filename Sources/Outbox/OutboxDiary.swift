@@ -9,11 +9,11 @@ import Compose
 /// The words a note was logged with (`log -m`, `--message-file`, `-e`): a row of `noteMessage`,
 /// stored in the note's transaction and deleted with it. The rendered ENML already holds them;
 /// this copy is what re-rendering (an address or a map filled in at sync) renders again.
-public struct NoteMessage: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
-    public static let databaseTableName = "noteMessage"
+package struct NoteMessage: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
+    package static let databaseTableName = "noteMessage"
 
-    public var noteId: Int64
-    public var text: String
+    package var noteId: Int64
+    package var text: String
 }
 
 extension OutboxSchema {
@@ -35,7 +35,7 @@ extension OutboxSchema {
 extension OutboxStore {
     /// What the user put into a note beside its fix: the words and the files, as the renderer
     /// takes them, for rendering the note again.
-    public func diaryEntry(of noteId: Int64) async throws(OutboxError) -> DiaryEntry {
+    package func diaryEntry(of noteId: Int64) async throws(OutboxError) -> DiaryEntry {
         let message = try await read { db in try NoteMessage.fetchOne(db, key: noteId)?.text }
         let files = try await resources(of: noteId).filter(\.userFile)
         return DiaryEntry(message: message, attachments: files)

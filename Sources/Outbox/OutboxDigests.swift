@@ -33,19 +33,19 @@ extension OutboxSchema {
 }
 
 extension OutboxStore {
-    public enum DigestStored: Sendable, Equatable {
+    package enum DigestStored: Sendable, Equatable {
         case written(OutboxNote)
         /// The day had its digest already (another process was quicker): this note, not stored.
         case alreadyThere(noteId: Int64)
     }
 
     /// The note holding `day`'s digest, if one was written.
-    public func digestNote(day: String) async throws(OutboxError) -> Int64? {
+    package func digestNote(day: String) async throws(OutboxError) -> Int64? {
         try await read { db in try DigestRecord.fetchOne(db, key: day)?.noteId }
     }
 
     /// Stores the digest note of `day` on one of its fixes, unless the day has one: both or neither.
-    public func enqueueDigest(day: String, note draft: NoteDraft, onFix fixId: Int64, now: Date = Date()) async throws(OutboxError) -> DigestStored {
+    package func enqueueDigest(day: String, note draft: NoteDraft, onFix fixId: Int64, now: Date = Date()) async throws(OutboxError) -> DigestStored {
         try await write { db in
             if let existing = try DigestRecord.fetchOne(db, key: day) { return .alreadyThere(noteId: existing.noteId) }
             guard let fix = try FixRecord.fetchOne(db, id: fixId) else {
@@ -58,14 +58,14 @@ extension OutboxStore {
     }
 
     /// The day whose digest `noteId` is (nil: not a digest).
-    public func digestDay(of noteId: Int64) async throws(OutboxError) -> String? {
+    package func digestDay(of noteId: Int64) async throws(OutboxError) -> String? {
         try await read { db in try DigestRecord.filter(Column("noteId") == noteId).fetchOne(db)?.day }
     }
 
     /// A digest made again (its route drawn at last): its title, content and resources replace
     /// the stored ones in one transaction, and it no longer waits for a map. Only a note not yet
     /// uploaded (pending or failed) is changed.
-    public func replaceDigest(_ noteId: Int64, with draft: NoteDraft, now: Date = Date()) async throws(OutboxError) {
+    package func replaceDigest(_ noteId: Int64, with draft: NoteDraft, now: Date = Date()) async throws(OutboxError) {
         _ = try await transition(noteId, .resolveAddress, allowedFrom: [.pending, .failed, .parked], alongside: { db in
             try NoteResource.filter(NoteResource.Columns.noteId == noteId).deleteAll(db)
             for var resource in draft.resources {
@@ -81,7 +81,7 @@ extension OutboxStore {
     }
 
     /// Notes written on fixes taken in `start..<end` (digests left out), in the fixes' time order.
-    public func notedPlaces(from start: Date, to end: Date) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord)] {
+    package func notedPlaces(from start: Date, to end: Date) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord)] {
         try await readSkipping { db, unreadable in
             let notes = try Self.readableRecords(OutboxNote.filter(sql: """
                 fixId IN (SELECT id FROM fix WHERE timestamp >= ? AND timestamp < ?)
@@ -102,7 +102,7 @@ extension OutboxStore {
     /// Lets go of what the connections keep after a big read (a day's fixes for a digest): every
     /// connection's page cache and statements, and the idle reader connections, which the next
     /// read opens again. Waits on a thread of its own for any access in progress to finish.
-    public func releaseMemory() async {
+    package func releaseMemory() async {
         let writer = self.pool
         await BlockingCall.run("enlog.outbox") { _ in
             switch writer {

@@ -6,7 +6,7 @@ import Configuration
 import Capture
 import Compose
 
-public enum OutboxError: ENLogError, Equatable {
+package enum OutboxError: ENLogError, Equatable {
     /// Another connection held the database longer than the busy timeout.
     case locked(path: String, waited: TimeInterval)
     case corrupt(path: String, detail: String)
@@ -36,7 +36,7 @@ public enum OutboxError: ENLogError, Equatable {
     /// committed notes are only in that process's open file until it writes them back.
     case logDeletedElsewhere(path: String, holder: String?)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case let .locked(path, waited):
             return "outbox \(path) is locked by another process (waited \(String(format: "%.1f", waited)) s)"
@@ -82,7 +82,7 @@ public enum OutboxError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .locked:
             return "another enlog command is probably running; try again, or look for a stuck enlog process"
@@ -166,7 +166,7 @@ public enum OutboxError: ENLogError, Equatable {
 }
 
 extension OutboxError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .locked: return .temporary
         case .corrupt, .newerSchema, .storedFixInvalid: return .ioError

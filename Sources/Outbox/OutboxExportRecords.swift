@@ -10,18 +10,18 @@ import Compose
 /// `enexExport`, written in the transaction that makes the note `exported`, deleted with the
 /// note. It outlives a `queue retry`: the note may be in Evernote through that file, which the
 /// sync's lookup must allow for.
-public struct ENEXExportRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
-    public static let databaseTableName = "enexExport"
+package struct ENEXExportRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
+    package static let databaseTableName = "enexExport"
 
-    public var noteId: Int64
+    package var noteId: Int64
     /// The file's absolute path, or "-" for standard output.
-    public var file: String
-    public var exportedAt: Date
+    package var file: String
+    package var exportedAt: Date
 }
 
 /// Which notes an export takes.
-public struct ExportSelection: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct ExportSelection: Sendable, Equatable {
+    package enum Kind: String, Sendable, CaseIterable {
         case all
         /// Notes logged at a place (not digests).
         case notes
@@ -30,13 +30,13 @@ public struct ExportSelection: Sendable, Equatable {
     }
 
     /// Only notes in these states (nil: every state).
-    public var states: Set<OutboxNote.State>?
-    public var kind: Kind
+    package var states: Set<OutboxNote.State>?
+    package var kind: Kind
     /// The note's fix taken in `from..<to` (nil: open).
-    public var from: Date?
-    public var to: Date?
+    package var from: Date?
+    package var to: Date?
 
-    public init(states: Set<OutboxNote.State>? = nil, kind: Kind = .all, from: Date? = nil, to: Date? = nil) {
+    package init(states: Set<OutboxNote.State>? = nil, kind: Kind = .all, from: Date? = nil, to: Date? = nil) {
         self.states = states
         self.kind = kind
         self.from = from
@@ -45,7 +45,7 @@ public struct ExportSelection: Sendable, Equatable {
 
     /// What an export that is the notes' destination takes: what no sync and no export has
     /// taken yet (pending, or failed and waiting for a retry).
-    public static let queued: Set<OutboxNote.State> = [.pending, .failed]
+    package static let queued: Set<OutboxNote.State> = [.pending, .failed]
 }
 
 extension OutboxSchema {
@@ -83,32 +83,32 @@ extension OutboxSchema {
 
 extension OutboxStore {
     /// How many notes `selection` takes (for an export's progress line).
-    public func exportCount(_ selection: ExportSelection) async throws(OutboxError) -> Int {
+    package func exportCount(_ selection: ExportSelection) async throws(OutboxError) -> Int {
         try await read { db in try Self.exportRequest(selection, afterId: nil).fetchCount(db) }
     }
 
     /// The next notes `selection` takes after note `afterId` (nil: from the first), oldest
     /// first: an export reads the outbox a page at a time, never all of it at once.
-    public func exportPage(_ selection: ExportSelection, afterId: Int64?, limit: Int) async throws(OutboxError) -> [OutboxNote] {
+    package func exportPage(_ selection: ExportSelection, afterId: Int64?, limit: Int) async throws(OutboxError) -> [OutboxNote] {
         try await read { db in try Self.exportRequest(selection, afterId: afterId).limit(limit).fetchAll(db) }
     }
 
     /// The ids of a note's resources, in stored order, so that an export reads their bodies one at a time.
-    public func resourceIds(of noteId: Int64) async throws(OutboxError) -> [Int64] {
+    package func resourceIds(of noteId: Int64) async throws(OutboxError) -> [Int64] {
         try await read { db in
             try Int64.fetchAll(db, sql: "SELECT id FROM resource WHERE noteId = ? ORDER BY id", arguments: [noteId])
         }
     }
 
     /// One resource, body included (nil: gone).
-    public func resource(id: Int64) async throws(OutboxError) -> NoteResource? {
+    package func resource(id: Int64) async throws(OutboxError) -> NoteResource? {
         try await read { db in try NoteResource.fetchOne(db, key: id) }
     }
 
     /// pending or failed → exported for the notes an ENEX file now holds, with where and when,
     /// in one transaction. They are final as they were written: no longer waiting for an address
     /// or a map. Returns the ids marked; a note no longer queued (dropped, sent) is left out.
-    public func markExported(_ ids: [Int64], file: String, now: Date = Date()) async throws(OutboxError) -> [Int64] {
+    package func markExported(_ ids: [Int64], file: String, now: Date = Date()) async throws(OutboxError) -> [Int64] {
         guard !ids.isEmpty else { return [] }
         return try await write { db in
             let update = try db.cachedStatement(sql: """
@@ -128,7 +128,7 @@ extension OutboxStore {
     }
 
     /// Where and when the note last went out as ENEX (nil: never).
-    public func exportRecord(of noteId: Int64) async throws(OutboxError) -> ENEXExportRecord? {
+    package func exportRecord(of noteId: Int64) async throws(OutboxError) -> ENEXExportRecord? {
         try await read { db in
             guard try db.tableExists(ENEXExportRecord.databaseTableName) else { return nil }
             return try ENEXExportRecord.fetchOne(db, key: noteId)
@@ -136,7 +136,7 @@ extension OutboxStore {
     }
 
     /// Every note's export record, by note id (`queue list`).
-    public func exportRecords() async throws(OutboxError) -> [Int64: ENEXExportRecord] {
+    package func exportRecords() async throws(OutboxError) -> [Int64: ENEXExportRecord] {
         try await read { db in
             // An outbox read as it is, not migrated yet, has no exports.
             guard try db.tableExists(ENEXExportRecord.databaseTableName) else { return [:] }
@@ -146,7 +146,7 @@ extension OutboxStore {
 
     /// Ids of the queued notes that went out as ENEX before `queue retry` put them back: the user
     /// may have imported them into any notebook, so sync's lookup searches every notebook.
-    public func notesExportedBefore() async throws(OutboxError) -> Set<Int64> {
+    package func notesExportedBefore() async throws(OutboxError) -> Set<Int64> {
         try await read { db in
             Set(try Int64.fetchAll(db, sql: """
                 SELECT enexExport.noteId FROM enexExport JOIN note ON note.id = enexExport.noteId

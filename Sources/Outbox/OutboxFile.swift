@@ -216,10 +216,10 @@ extension OutboxFile {
 extension OutboxStore {
     /// Set when the outbox file was replaced under this process (or could not be copied out):
     /// a long-running command stops with it once the work in hand is stored (`OutboxFile`).
-    public var stopReason: OutboxError? { file.stopReason }
+    package var stopReason: OutboxError? { file.stopReason }
 
     /// Where a deleted or replaced outbox file is reported; a warning on stderr by default.
-    public func onFileChange(_ notify: @escaping @Sendable (OutboxError) -> Void) {
+    package func onFileChange(_ notify: @escaping @Sendable (OutboxError) -> Void) {
         file.onChange(notify)
     }
 
@@ -239,7 +239,7 @@ extension OutboxStore {
 
     /// For a long-running writer between writes (watch, on each event): a deleted -wal is
     /// checkpointed into the outbox before a crash could take what it holds (`OutboxFile`).
-    public func followFileChanges() {
+    package func followFileChanges() {
         file.followChanges()
     }
 }

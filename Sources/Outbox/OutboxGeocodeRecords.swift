@@ -15,13 +15,13 @@ import Compose
 /// would hold up the map drawn beside the lookup. Every failure is an `OutboxError`.
 extension OutboxStore {
     /// Where a reply is kept: coordinates × 10^precision, rounded, and a normalised language.
-    public struct GeocodeCell: Sendable, Hashable {
-        public var latitudeKey: Int64
-        public var longitudeKey: Int64
-        public var precision: Int
-        public var language: String
+    package struct GeocodeCell: Sendable, Hashable {
+        package var latitudeKey: Int64
+        package var longitudeKey: Int64
+        package var precision: Int
+        package var language: String
 
-        public init(latitudeKey: Int64, longitudeKey: Int64, precision: Int, language: String) {
+        package init(latitudeKey: Int64, longitudeKey: Int64, precision: Int, language: String) {
             self.latitudeKey = latitudeKey
             self.longitudeKey = longitudeKey
             self.precision = precision
@@ -30,7 +30,7 @@ extension OutboxStore {
     }
 
     /// The stored reply for `cell` and when it was fetched, if any.
-    public func geocodeReply(for cell: GeocodeCell) async throws(OutboxError) -> GeocodeReply? {
+    package func geocodeReply(for cell: GeocodeCell) async throws(OutboxError) -> GeocodeReply? {
         try await read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT reply, fetchedAt FROM geocodeCache
@@ -45,13 +45,13 @@ extension OutboxStore {
     }
 
     /// A stored reply and when it was fetched.
-    public struct GeocodeReply: Sendable {
-        public var reply: [UInt8]
-        public var fetchedAt: Date
+    package struct GeocodeReply: Sendable {
+        package var reply: [UInt8]
+        package var fetchedAt: Date
     }
 
     /// Stores (or replaces) the reply for `cell`.
-    public func storeGeocodeReply(_ reply: [UInt8], for cell: GeocodeCell, fetchedAt: Date) async throws(OutboxError) {
+    package func storeGeocodeReply(_ reply: [UInt8], for cell: GeocodeCell, fetchedAt: Date) async throws(OutboxError) {
         try await write { db in
             try db.execute(sql: """
                 INSERT OR REPLACE INTO geocodeCache (latitudeKey, longitudeKey, precision, language, reply, fetchedAt)
@@ -62,7 +62,7 @@ extension OutboxStore {
     }
 
     /// Deletes replies fetched before `date`; returns how many.
-    public func removeGeocodeReplies(fetchedBefore date: Date) async throws(OutboxError) -> Int {
+    package func removeGeocodeReplies(fetchedBefore date: Date) async throws(OutboxError) -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM geocodeCache WHERE fetchedAt < ?", arguments: [date])
             return db.changesCount
@@ -71,9 +71,9 @@ extension OutboxStore {
 
     /// The shared request slot: when the latest request starts (or is scheduled to start) and
     /// the wall time that was decided at, both in seconds since 1970.
-    public struct GeocodeSlot: Sendable, Equatable {
-        public var start: Double
-        public var reservedAt: Double
+    package struct GeocodeSlot: Sendable, Equatable {
+        package var start: Double
+        package var reservedAt: Double
     }
 
     /// Reads the shared slot and replaces it, under the write lock from before the read (an
@@ -81,7 +81,7 @@ extension OutboxStore {
     /// `next` gets the slot stored and the clock read inside the transaction, and returns the new
     /// slot's start; `accept` says whether the caller takes it (else the row stays as it was).
     /// Returns that start and the clock reading it was decided at.
-    public func replaceGeocodeSlot(clock: @escaping @Sendable () -> Date,
+    package func replaceGeocodeSlot(clock: @escaping @Sendable () -> Date,
                                    next: @escaping @Sendable (_ latest: GeocodeSlot, _ now: Double) -> Double,
                                    accept: @escaping @Sendable (_ start: Double) -> Bool)
     async throws(OutboxError) -> (start: Double, now: Double, taken: Bool) {

@@ -68,19 +68,19 @@ extension OutboxSchema {
 /// `fix_on_timestamp`; rows are bound through SQLite's C API on statements prepared once per
 /// chunk, which is what makes an import of millions of points take seconds.
 package final class HistoryImportWriter {
-    public struct Counts: Sendable, Equatable {
-        public var added = 0
-        public var alreadyThere = 0
-        public var visitsAdded = 0
-        public var segmentsAdded = 0
+    package struct Counts: Sendable, Equatable {
+        package var added = 0
+        package var alreadyThere = 0
+        package var visitsAdded = 0
+        package var segmentsAdded = 0
     }
 
     let store: OutboxStore
     let path: String
     let format: String
-    public let run: Int64
+    package let run: Int64
 
-    public init(store: OutboxStore, path: String, format: String, now: Date = Date()) throws(OutboxError) {
+    package init(store: OutboxStore, path: String, format: String, now: Date = Date()) throws(OutboxError) {
         self.store = store
         self.path = path
         self.format = format
@@ -160,7 +160,7 @@ package final class HistoryImportWriter {
 
     /// The file was read to its end: this run and every unfinished earlier run of the same file
     /// are done, their rows now part of the history like any other.
-    public func finish(now: Date = Date()) throws(OutboxError) {
+    package func finish(now: Date = Date()) throws(OutboxError) {
         let path = self.path, run = self.run
         try store.writeNow { db in
             try db.execute(sql: "UPDATE importRun SET state = 'done', finishedAt = ? WHERE id = ? OR (path = ? AND state = 'running')",
@@ -170,7 +170,7 @@ package final class HistoryImportWriter {
 
     /// The file is bad: what this run and the unfinished earlier runs of the same file added is
     /// taken back (rows a note was written on stay: a note's fix outlives its import).
-    public func abandon() throws(OutboxError) {
+    package func abandon() throws(OutboxError) {
         let path = self.path, run = self.run
         try store.writeNow { db in
             let runs = "SELECT id FROM importRun WHERE id = \(run) OR (path = ? AND state = 'running')"
@@ -184,7 +184,7 @@ package final class HistoryImportWriter {
 
 extension OutboxStore {
     /// Stays in the history (`visit`), oldest first.
-    public func visits() async throws(OutboxError) -> [[String: DatabaseValue]] {
+    package func visits() async throws(OutboxError) -> [[String: DatabaseValue]] {
         try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM visit ORDER BY start, id").map { row in
                 Dictionary(uniqueKeysWithValues: row.columnNames.map { ($0, row[$0] as DatabaseValue) })

@@ -134,20 +134,20 @@ private final class SegmentInsert {
 
 extension OutboxStore {
     /// A source's stretch of movement as the timeline reads it: times in seconds since 1970.
-    public struct StaySegment: Sendable, Equatable {
-        public var start: Double
-        public var end: Double
-        public var startLatitude: Double?
-        public var startLongitude: Double?
-        public var endLatitude: Double?
-        public var endLongitude: Double?
+    package struct StaySegment: Sendable, Equatable {
+        package var start: Double
+        package var end: Double
+        package var startLatitude: Double?
+        package var startLongitude: Double?
+        package var endLatitude: Double?
+        package var endLongitude: Double?
         /// Metres, the source's own figure.
-        public var distance: Double?
+        package var distance: Double?
         /// The source's own word.
-        public var mode: String?
-        public var waypoints: [(latitude: Double, longitude: Double)]
+        package var mode: String?
+        package var waypoints: [(latitude: Double, longitude: Double)]
 
-        public static func == (a: StaySegment, b: StaySegment) -> Bool {
+        package static func == (a: StaySegment, b: StaySegment) -> Bool {
             a.start == b.start && a.end == b.end && a.startLatitude == b.startLatitude && a.startLongitude == b.startLongitude
                 && a.endLatitude == b.endLatitude && a.endLongitude == b.endLongitude && a.distance == b.distance
                 && a.mode == b.mode && a.waypoints.elementsEqual(b.waypoints) { $0 == $1 }
@@ -155,7 +155,7 @@ extension OutboxStore {
     }
 
     /// Imported segments overlapping `start..<end`, oldest first.
-    public func staySegments(from start: Date, to end: Date) async throws(OutboxError) -> [StaySegment] {
+    package func staySegments(from start: Date, to end: Date) async throws(OutboxError) -> [StaySegment] {
         try await readSkipping { db, unreadable in
             let sql = """
                 SELECT \(Self.epochSecondsSQL("start")), \(Self.epochSecondsSQL("\"end\"")), startLatitude, startLongitude,
@@ -189,7 +189,7 @@ extension OutboxStore {
     /// The last fix before `start` and the first at or after `end` (each nil when there is none):
     /// where the track was just outside a span, so a day's first and last moves reach the data
     /// beyond it. Two probes of the timestamp index, however long the history.
-    public func neighbourFixes(before start: Date, after end: Date) async throws(OutboxError) -> (StayFix?, StayFix?) {
+    package func neighbourFixes(before start: Date, after end: Date) async throws(OutboxError) -> (StayFix?, StayFix?) {
         try await readSkipping { db, unreadable in
             // A neighbour holding a value of another type is left out with a warning, and the
             // next readable fix beyond it taken.

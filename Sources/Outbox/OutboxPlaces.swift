@@ -58,8 +58,8 @@ extension OutboxSchema {
 }
 
 /// A place someone stays at: a centre, a radius, and a name with where it came from.
-public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
-    public enum NameSource: String, Codable, Sendable, CaseIterable {
+package struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
+    package enum NameSource: String, Codable, Sendable, CaseIterable {
         /// `enlog places name` or `add`: never replaced by anything else.
         case user
         /// An import's own name for the place: a visit's name, or its label (Home, Work).
@@ -71,14 +71,14 @@ public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, Fetchable
         case geocoder
 
         /// Whether a name from `self` may replace one from `other`.
-        public func outranks(_ other: NameSource?) -> Bool {
+        package func outranks(_ other: NameSource?) -> Bool {
             guard let other else { return true }
             let order: [NameSource] = [.geocoder, .address, .google, .user]
             return order.firstIndex(of: self)! > order.firstIndex(of: other)!
         }
 
         /// Where the name came from, as `places` says it.
-        public var description: String {
+        package var description: String {
             switch self {
             case .user: return "yours"
             case .google: return "the import's name"
@@ -88,17 +88,17 @@ public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, Fetchable
         }
     }
 
-    public static let databaseTableName = "place"
+    package static let databaseTableName = "place"
 
-    public var id: Int64?
-    public var latitude: Double
-    public var longitude: Double
-    public var radius: Double
-    public var name: String?
-    public var nameSource: NameSource?
-    public var createdAt: Date
+    package var id: Int64?
+    package var latitude: Double
+    package var longitude: Double
+    package var radius: Double
+    package var name: String?
+    package var nameSource: NameSource?
+    package var createdAt: Date
 
-    public init(latitude: Double, longitude: Double, radius: Double, name: String? = nil, nameSource: NameSource? = nil,
+    package init(latitude: Double, longitude: Double, radius: Double, name: String? = nil, nameSource: NameSource? = nil,
                 createdAt: Date = Date()) {
         self.latitude = latitude
         self.longitude = longitude
@@ -108,11 +108,11 @@ public struct PlaceRecord: Codable, Sendable, Equatable, Identifiable, Fetchable
         self.createdAt = createdAt
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    package mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
 extension OutboxStore {
-    public func places() async throws(OutboxError) -> [PlaceRecord] {
+    package func places() async throws(OutboxError) -> [PlaceRecord] {
         // A place holding a value of another type is left out with a warning.
         try await readSkipping { db, unreadable in
             try Self.readableRecords(PlaceRecord.order(Column("id")), db, unreadable: &unreadable)
@@ -120,7 +120,7 @@ extension OutboxStore {
     }
 
     @discardableResult
-    public func addPlace(_ place: PlaceRecord) async throws(OutboxError) -> PlaceRecord {
+    package func addPlace(_ place: PlaceRecord) async throws(OutboxError) -> PlaceRecord {
         try await write { db in
             var place = place
             try place.insert(db)
@@ -130,7 +130,7 @@ extension OutboxStore {
 
     /// The name of the user-named place whose radius holds the position (the nearest when several
     /// do): the one name a note carries in `NoteAttributes.placeName` whatever `note.place_name` says.
-    public func userPlaceName(latitude: Double, longitude: Double) async throws(OutboxError) -> String? {
+    package func userPlaceName(latitude: Double, longitude: Double) async throws(OutboxError) -> String? {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(PlaceRecord.filter(Column("nameSource") == PlaceRecord.NameSource.user.rawValue), db,
                                      unreadable: &unreadable)
@@ -141,7 +141,7 @@ extension OutboxStore {
     }
 
     /// Adds `places` in one transaction, returning them with their ids.
-    public func addPlaces(_ places: [PlaceRecord]) async throws(OutboxError) -> [PlaceRecord] {
+    package func addPlaces(_ places: [PlaceRecord]) async throws(OutboxError) -> [PlaceRecord] {
         try await write { db in
             try places.map { place in
                 var place = place
@@ -154,7 +154,7 @@ extension OutboxStore {
     /// Names place `id` when `source` outranks the name it has (a user's name is kept against
     /// Google's and the geocoder's). Returns the place as it now is; nil when there is no such place.
     @discardableResult
-    public func namePlace(id: Int64, name: String, source: PlaceRecord.NameSource) async throws(OutboxError) -> PlaceRecord? {
+    package func namePlace(id: Int64, name: String, source: PlaceRecord.NameSource) async throws(OutboxError) -> PlaceRecord? {
         try await write { db in
             guard var place = try PlaceRecord.fetchOne(db, id: id) else { return nil }
             guard source == .user || source.outranks(place.nameSource) || place.name == nil else { return place }
@@ -167,7 +167,7 @@ extension OutboxStore {
 
     /// Folds place `absorbed` into `kept`: one place, centred between them, wide enough for both,
     /// named by the better-sourced name. Nil when either is missing.
-    public func mergePlaces(kept: Int64, absorbed: Int64) async throws(OutboxError) -> PlaceRecord? {
+    package func mergePlaces(kept: Int64, absorbed: Int64) async throws(OutboxError) -> PlaceRecord? {
         try await write { db in
             guard kept != absorbed, var place = try PlaceRecord.fetchOne(db, id: kept),
                   let other = try PlaceRecord.fetchOne(db, id: absorbed) else { return nil }
@@ -187,7 +187,7 @@ extension OutboxStore {
     }
 
     /// Forgets place `id`; false when there was none.
-    public func forgetPlace(id: Int64) async throws(OutboxError) -> Bool {
+    package func forgetPlace(id: Int64) async throws(OutboxError) -> Bool {
         try await write { db in try PlaceRecord.deleteOne(db, id: id) }
     }
 }

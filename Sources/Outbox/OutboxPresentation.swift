@@ -6,7 +6,7 @@ import Capture
 import Compose
 
 /// How outbox notes and logged fixes are shown: one line each for people, JSON for scripts.
-public enum OutboxJSON {
+package enum OutboxJSON {
     /// A note without its ENML body (`enlog queue show ID` prints that).
     struct NoteSummary: Encodable {
         var id: Int64?
@@ -48,20 +48,20 @@ public enum OutboxJSON {
     /// - Parameters:
     ///   - mapsPending: the ids of the notes waiting for their map (`noteIdsWithPendingMaps`).
     ///   - exports: where the exported notes went (`exportRecords`).
-    public static func encode(_ notes: [OutboxNote], mapsPending: Set<Int64> = [],
+    package static func encode(_ notes: [OutboxNote], mapsPending: Set<Int64> = [],
                               exports: [Int64: ENEXExportRecord] = [:]) throws -> String {
         try JSONOutput.encode(notes.map {
             NoteSummary($0, mapPending: $0.id.map(mapsPending.contains) ?? false, export: $0.id.flatMap { exports[$0] })
         })
     }
-    public static func encode(_ note: OutboxNote, mapPending: Bool = false) throws -> String {
+    package static func encode(_ note: OutboxNote, mapPending: Bool = false) throws -> String {
         try JSONOutput.encode(NoteSummary(note, mapPending: mapPending))
     }
-    public static func encode(_ fixes: [FixRecord]) throws -> String { try JSONOutput.encode(fixes) }
+    package static func encode(_ fixes: [FixRecord]) throws -> String { try JSONOutput.encode(fixes) }
 
     /// `queue show --json`: the summary `queue list --json` gives, plus the ENML body.
     /// With its resources (without their bytes) and whether its map is still to be made.
-    public static func encodeWithContent(_ note: OutboxNote, resources: [NoteResource] = [], mapPending: Bool = false,
+    package static func encodeWithContent(_ note: OutboxNote, resources: [NoteResource] = [], mapPending: Bool = false,
                                          export: ENEXExportRecord? = nil) throws -> String {
         struct Full: Encodable {
             var summary: NoteSummary
@@ -107,14 +107,14 @@ public enum OutboxJSON {
     }
 
     /// `queue show`'s line per resource (on stderr, so the ENML on stdout still pipes to `validate`).
-    public static func line(_ resource: NoteResource) -> String {
+    package static func line(_ resource: NoteResource) -> String {
         let size = [resource.width, resource.height].compactMap { $0 }.map(String.init).joined(separator: "×")
         return "\(resource.userFile ? "attachment" : "resource") \(resource.hash)\t\(resource.mime)\t\(size.isEmpty ? "-" : size)\t\(resource.body.count) bytes\t\(resource.fileName ?? "-")"
     }
 
 
     /// - Parameter time: how the time queued is printed (default: UTC, `2026-11-22T08:00:05Z`).
-    public static func line(_ note: OutboxNote, mapPending: Bool = false, export: ENEXExportRecord? = nil,
+    package static func line(_ note: OutboxNote, mapPending: Bool = false, export: ENEXExportRecord? = nil,
                             time: (Date) -> String = OutboxJSON.timestamp) -> String {
         var line = "\(note.id ?? 0)\t\(note.state.rawValue)\t\(time(note.createdAt))\t\(note.title)"
         if note.addressPending { line += "\t(address pending)" }
@@ -127,7 +127,7 @@ public enum OutboxJSON {
     /// Always five tab-separated columns (time, position, altitude, accuracy, source), with
     /// "-" for what is unknown, so `cut -f` and `awk` see the same column everywhere.
     /// - Parameter time: how the fix's time is printed (default: UTC, `2026-11-22T08:00:05Z`).
-    public static func line(_ fix: FixRecord, time: (FixRecord) -> String = { OutboxJSON.timestamp($0.timestamp) }) -> String {
+    package static func line(_ fix: FixRecord, time: (FixRecord) -> String = { OutboxJSON.timestamp($0.timestamp) }) -> String {
         [time(fix),
          NoteRenderer.coordinate(fix.latitude) + "," + NoteRenderer.coordinate(fix.longitude),
          fix.altitude.map { "alt \(NoteRenderer.decimal($0)) m" } ?? "-",
@@ -135,6 +135,6 @@ public enum OutboxJSON {
          fix.source.rawValue].joined(separator: "\t")
     }
 
-    public static func timestamp(_ date: Date) -> String { InstantText.string(date) }
+    package static func timestamp(_ date: Date) -> String { InstantText.string(date) }
 
 }

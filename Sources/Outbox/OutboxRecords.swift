@@ -7,24 +7,24 @@ import Capture
 import Compose
 
 /// A row of `fix`: every fix that was logged, kept as location history.
-public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
-    public static let databaseTableName = "fix"
+package struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
+    package static let databaseTableName = "fix"
 
-    public var id: Int64?
-    public var latitude: Double
-    public var longitude: Double
-    public var altitude: Double?
-    public var horizontalAccuracy: Double?
-    public var speed: Double?
-    public var course: Double?
-    public var timestamp: Date
-    public var source: Fix.Source
-    public var createdAt: Date
+    package var id: Int64?
+    package var latitude: Double
+    package var longitude: Double
+    package var altitude: Double?
+    package var horizontalAccuracy: Double?
+    package var speed: Double?
+    package var course: Double?
+    package var timestamp: Date
+    package var source: Fix.Source
+    package var createdAt: Date
     /// Seconds east of UTC of the clock the fix's source wrote its time in (an import that said
     /// so); nil: the fix was lived in note.time_zone as far as enlog knows.
-    public var utcOffset: Int?
+    package var utcOffset: Int?
 
-    public init(_ fix: Fix, createdAt: Date = Date()) {
+    package init(_ fix: Fix, createdAt: Date = Date()) {
         latitude = fix.latitude
         longitude = fix.longitude
         altitude = fix.altitude
@@ -37,7 +37,7 @@ public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRe
     }
 
     /// The stored values as a checked `Fix`.
-    public func fix() throws(OutboxError) -> Fix {
+    package func fix() throws(OutboxError) -> Fix {
         do {
             return try Fix(latitude: latitude, longitude: longitude, altitude: altitude,
                            horizontalAccuracy: horizontalAccuracy, speed: speed, course: course,
@@ -47,13 +47,13 @@ public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRe
         }
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 
     /// The columns, times as `StorageTime` text; `utcOffset` only when known, so a fix is still
     /// written the same into an outbox from before the `day-zones-v1` migration.
-    public func encode(to container: inout PersistenceContainer) throws {
+    package func encode(to container: inout PersistenceContainer) throws {
         container["id"] = id
         container["latitude"] = latitude
         container["longitude"] = longitude
@@ -71,13 +71,13 @@ public struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableRe
 extension Fix.Source: DatabaseValueConvertible {}
 
 /// A row of `note`: one note waiting for, undergoing, or done with upload.
-public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
-    public static let databaseTableName = "note"
+package struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord, StoredDates {
+    package static let databaseTableName = "note"
 
     /// pending → sending → synced, or sending → failed (retried automatically when due) or
     /// parked (kept aside until someone calls `retry`); or pending/failed → exported: written to
     /// an ENEX file as its destination (`export --enex --new`), which sync leaves alone.
-    public enum State: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    package enum State: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
         case pending, sending, synced, failed, parked, exported
 
         var explanation: String {
@@ -103,7 +103,7 @@ public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableR
         }
     }
 
-    public enum Action: String, Sendable, Codable {
+    package enum Action: String, Sendable, Codable {
         case markSending = "send"
         case markSynced = "mark as synced"
         case markFailed = "mark as failed"
@@ -113,32 +113,32 @@ public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableR
         case resolveAddress = "set the address of"
     }
 
-    public var id: Int64?
-    public var uid: String
-    public var fixId: Int64
-    public var title: String
-    public var content: String
-    public var notebookName: String?
-    public var tags: [String]
-    public var latitude: Double?
-    public var longitude: Double?
-    public var altitude: Double?
-    public var placeName: String?
-    public var subjectDate: Date?
-    public var source: String?
-    public var sourceApplication: String?
-    public var addressPending: Bool
-    public var state: State
+    package var id: Int64?
+    package var uid: String
+    package var fixId: Int64
+    package var title: String
+    package var content: String
+    package var notebookName: String?
+    package var tags: [String]
+    package var latitude: Double?
+    package var longitude: Double?
+    package var altitude: Double?
+    package var placeName: String?
+    package var subjectDate: Date?
+    package var source: String?
+    package var sourceApplication: String?
+    package var addressPending: Bool
+    package var state: State
     /// The Evernote note GUID and update sequence number once uploaded.
-    public var guid: String?
-    public var usn: Int64?
-    public var attempts: Int
-    public var lastAttemptAt: Date?
-    public var nextAttemptAt: Date?
-    public var lastError: String?
-    public var account: String?
-    public var createdAt: Date
-    public var updatedAt: Date
+    package var guid: String?
+    package var usn: Int64?
+    package var attempts: Int
+    package var lastAttemptAt: Date?
+    package var nextAttemptAt: Date?
+    package var lastError: String?
+    package var account: String?
+    package var createdAt: Date
+    package var updatedAt: Date
 
     init(draft: NoteDraft, fix: FixRecord, fixId: Int64, now: Date) {
         uid = draft.uid
@@ -162,18 +162,18 @@ public struct OutboxNote: Codable, Sendable, Equatable, Identifiable, FetchableR
         updatedAt = now
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 
-    public enum Columns {
-        public static let id = Column(CodingKeys.id)
-        public static let uid = Column(CodingKeys.uid)
-        public static let fixId = Column(CodingKeys.fixId)
-        public static let state = Column(CodingKeys.state)
-        public static let addressPending = Column(CodingKeys.addressPending)
-        public static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
-        public static let lastAttemptAt = Column(CodingKeys.lastAttemptAt)
-        public static let updatedAt = Column(CodingKeys.updatedAt)
+    package enum Columns {
+        package static let id = Column(CodingKeys.id)
+        package static let uid = Column(CodingKeys.uid)
+        package static let fixId = Column(CodingKeys.fixId)
+        package static let state = Column(CodingKeys.state)
+        package static let addressPending = Column(CodingKeys.addressPending)
+        package static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
+        package static let lastAttemptAt = Column(CodingKeys.lastAttemptAt)
+        package static let updatedAt = Column(CodingKeys.updatedAt)
     }
 }

@@ -8,35 +8,35 @@ import Compose
 
 /// A resource is a row of `resource`, written with its note.
 extension NoteResource: FetchableRecord, MutablePersistableRecord, StoredDates {
-    public static let databaseTableName = "resource"
+    package static let databaseTableName = "resource"
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 
-    public enum Columns {
-        public static let noteId = Column("noteId")
-        public static let hash = Column("hash")
+    package enum Columns {
+        package static let noteId = Column("noteId")
+        package static let hash = Column("hash")
     }
 }
 
 /// A note whose map could not be made when it was logged (offline, tile server down): sync makes
 /// it before upload, re-rendering the note from the place it was rendered with.
-public struct PendingMap: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
-    public static let databaseTableName = "pendingMap"
+package struct PendingMap: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDates {
+    package static let databaseTableName = "pendingMap"
 
-    public var noteId: Int64
+    package var noteId: Int64
     /// The address the note was rendered with (nil: none, or still pending).
-    public var address: String?
-    public var displayName: String?
+    package var address: String?
+    package var displayName: String?
     /// Failed sync runs so far; past `SyncOptions.mapAttempts` the note goes without its map.
-    public var attempts: Int
-    public var lastError: String?
+    package var attempts: Int
+    package var lastError: String?
 
-    public var place: Place? { address.map { Place(address: $0, displayName: displayName) } }
+    package var place: Place? { address.map { Place(address: $0, displayName: displayName) } }
 
-    public enum Columns {
-        public static let noteId = Column(CodingKeys.noteId)
+    package enum Columns {
+        package static let noteId = Column(CodingKeys.noteId)
     }
 }
 
@@ -69,24 +69,24 @@ extension OutboxSchema {
 
 extension OutboxStore {
     /// A note's resources, in the order they were stored.
-    public func resources(of noteId: Int64) async throws(OutboxError) -> [NoteResource] {
+    package func resources(of noteId: Int64) async throws(OutboxError) -> [NoteResource] {
         try await read { db in
             try NoteResource.filter(NoteResource.Columns.noteId == noteId).order(Column("id")).fetchAll(db)
         }
     }
 
     /// The map a note carries, as the renderer references it.
-    public func mapReference(of noteId: Int64) async throws(OutboxError) -> MapReference? {
+    package func mapReference(of noteId: Int64) async throws(OutboxError) -> MapReference? {
         try await resources(of: noteId).first { !$0.userFile && $0.fileName == "map.png" }.map(MapReference.init)
     }
 
     /// The note's pending map, if it is waiting for one.
-    public func pendingMap(of noteId: Int64) async throws(OutboxError) -> PendingMap? {
+    package func pendingMap(of noteId: Int64) async throws(OutboxError) -> PendingMap? {
         try await read { db in try PendingMap.fetchOne(db, key: noteId) }
     }
 
     /// Pending or failed notes waiting for their map, oldest first.
-    public func notesWithPendingMaps(limit: Int) async throws(OutboxError) -> [(OutboxNote, PendingMap, FixRecord?)] {
+    package func notesWithPendingMaps(limit: Int) async throws(OutboxError) -> [(OutboxNote, PendingMap, FixRecord?)] {
         try await read { db in
             let rows = try PendingMap.order(PendingMap.Columns.noteId).fetchAll(db)
             var found: [(OutboxNote, PendingMap, FixRecord?)] = []
@@ -102,7 +102,7 @@ extension OutboxStore {
     /// The map arrived: the note's new title and content (re-rendered with the map) and its
     /// resource, in one transaction; the note is no longer waiting.
     @discardableResult
-    public func attachMap(_ noteId: Int64, resource: NoteResource, title: String, content: String,
+    package func attachMap(_ noteId: Int64, resource: NoteResource, title: String, content: String,
                           now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(noteId, .resolveAddress, allowedFrom: [.pending, .failed, .parked], alongside: { db in
             var resource = resource
@@ -117,7 +117,7 @@ extension OutboxStore {
     }
 
     /// One more failed run for a note's map; returns the attempts so far (nil: not waiting).
-    public func recordMapFailure(_ noteId: Int64, reason: String) async throws(OutboxError) -> Int? {
+    package func recordMapFailure(_ noteId: Int64, reason: String) async throws(OutboxError) -> Int? {
         try await write { db in
             guard var row = try PendingMap.fetchOne(db, key: noteId) else { return nil }
             row.attempts += 1
@@ -128,12 +128,12 @@ extension OutboxStore {
     }
 
     /// Gives up on a note's map: it is uploaded as rendered at log time (no image).
-    public func releaseWithoutMap(_ noteId: Int64) async throws(OutboxError) {
+    package func releaseWithoutMap(_ noteId: Int64) async throws(OutboxError) {
         try await write { db in _ = try PendingMap.deleteOne(db, key: noteId) }
     }
 
     /// The address a note got at sync time, for the map it is waiting for (none waiting: nothing).
-    public func rememberPlace(_ noteId: Int64, _ place: Place?) async throws(OutboxError) {
+    package func rememberPlace(_ noteId: Int64, _ place: Place?) async throws(OutboxError) {
         try await write { db in
             try db.execute(sql: "UPDATE pendingMap SET address = ?, displayName = ? WHERE noteId = ?",
                            arguments: [place?.address, place?.displayName, noteId])
@@ -141,12 +141,12 @@ extension OutboxStore {
     }
 
     /// The ids of the notes that wait for their map (`queue list` marks them).
-    public func noteIdsWithPendingMaps() async throws(OutboxError) -> Set<Int64> {
+    package func noteIdsWithPendingMaps() async throws(OutboxError) -> Set<Int64> {
         try await read { db in Set(try Int64.fetchAll(db, sql: "SELECT noteId FROM pendingMap")) }
     }
 
     /// How many notes wait for their map.
-    public func pendingMapCount() async throws(OutboxError) -> Int {
+    package func pendingMapCount() async throws(OutboxError) -> Int {
         try await read { db in try PendingMap.fetchCount(db) }
     }
 }

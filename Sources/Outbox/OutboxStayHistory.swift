@@ -9,31 +9,31 @@ import Capture
 /// as plain numbers, and the visits imports brought. Read straight from SQLite rows, times as
 /// seconds since 1970 computed by SQLite, so millions of fixes load in seconds.
 extension OutboxStore {
-    public struct StayFix: Sendable, Equatable {
-        public var latitude: Double
-        public var longitude: Double
-        public var accuracy: Double?
+    package struct StayFix: Sendable, Equatable {
+        package var latitude: Double
+        package var longitude: Double
+        package var accuracy: Double?
         /// Seconds since 1970.
-        public var time: Double
+        package var time: Double
         /// Typed by hand (`--at`): a position the person chose.
-        public var typed: Bool
+        package var typed: Bool
     }
 
-    public struct StayVisit: Sendable, Equatable {
-        public var latitude: Double
-        public var longitude: Double
-        public var start: Double
-        public var end: Double
-        public var name: String?
-        public var semanticType: String?
-        public var address: String?
+    package struct StayVisit: Sendable, Equatable {
+        package var latitude: Double
+        package var longitude: Double
+        package var start: Double
+        package var end: Double
+        package var name: String?
+        package var semanticType: String?
+        package var address: String?
     }
 
     private static func epochSeconds(_ column: String) -> String { epochSecondsSQL(column) }
 
     /// Fixes with `start <= timestamp < end`, oldest first. Stepped through SQLite's C API: for
     /// millions of fixes, GRDB's rows cost several times the query itself.
-    public func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
+    package func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
         try await readSkipping { db, unreadable in
             let sql = """
                 SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSeconds("timestamp")), source = ?, id
@@ -77,7 +77,7 @@ extension OutboxStore {
     ]
 
     /// The time of the history's oldest fix (nil: no fix): the first entry of the timestamp index.
-    public func firstFixTime() async throws(OutboxError) -> Date? {
+    package func firstFixTime() async throws(OutboxError) -> Date? {
         // The first entry of the timestamp index that is a time: a fix whose timestamp is none
         // (sqlite3 wrote a number, which sorts first, or text) is left out with a warning.
         try await readSkipping { db, unreadable in
@@ -95,13 +95,13 @@ extension OutboxStore {
     /// Whether a fix was taken in `start..<end`: one probe of the timestamp index, however long the history.
     static let hasFixesSQL = "SELECT EXISTS (SELECT 1 FROM fix WHERE timestamp >= ? AND timestamp < ?)"
 
-    public func hasFixes(from start: Date, to end: Date) async throws(OutboxError) -> Bool {
+    package func hasFixes(from start: Date, to end: Date) async throws(OutboxError) -> Bool {
         try await read { db in try Bool.fetchOne(db, sql: Self.hasFixesSQL, arguments: [start, end]) ?? false }
     }
 
     /// Imported visits overlapping `start..<end`, oldest first. A visit holding a value of
     /// another type (text for a latitude, a start that is no time) is left out with a warning.
-    public func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
+    package func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
         try await readSkipping { db, unreadable in
             let sql = """
                 SELECT latitude, longitude, \(Self.epochSeconds("start")), \(Self.epochSeconds("\"end\"")), name, semanticType, address, id

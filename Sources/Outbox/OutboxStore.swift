@@ -15,18 +15,18 @@ import Compose
 /// Safe to use from several processes at once: SQLite in WAL mode serialises writers, and a
 /// writer that finds the database busy waits up to `busyTimeout` before failing with
 /// `OutboxError.locked`. Every method is one transaction.
-public struct OutboxStore: Sendable {
-    public let path: String
-    public let busyTimeout: TimeInterval
+package struct OutboxStore: Sendable {
+    package let path: String
+    package let busyTimeout: TimeInterval
     /// The database open; for a file opened from its path, it notices the path deleted or
     /// replaced under a writer and goes on with a copy (`OutboxFile`).
     let file: OutboxFile
     var pool: any DatabaseWriter { file.pool }
 
-    public static let defaultBusyTimeout: TimeInterval = 5
+    package static let defaultBusyTimeout: TimeInterval = 5
 
     /// How a command uses the outbox, which decides what opening it may do to the disk.
-    public enum Access: Sendable {
+    package enum Access: Sendable {
         /// Reading commands (`queue list`, `history`): never write, never create; an outbox the
         /// user cannot write (a read-only file, folder or file system) still opens.
         case read
@@ -39,7 +39,7 @@ public struct OutboxStore: Sendable {
     /// The outbox on a database the caller opened and owns (`DatabaseQueue()` for one in
     /// memory), its schema brought up to date. Its file, if any, is not followed when deleted or
     /// replaced: that is `init(path:)`'s, which knows how the file was opened.
-    public init(_ writer: any DatabaseWriter, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout) throws(OutboxError) {
+    package init(_ writer: any DatabaseWriter, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout) throws(OutboxError) {
         try OutboxOpening.prepareSchema(of: writer, path: writer.path, busyTimeout: busyTimeout)
         self.init(file: OutboxFile(path: writer.path, pool: writer, tracking: false) { path throws(OutboxError) in
             throw OutboxError.cannotOpen(path: path, detail: "an outbox opened by its caller is not reopened")
@@ -51,7 +51,7 @@ public struct OutboxStore: Sendable {
     ///
     /// Refuses a file that is not an outbox (`OutboxError.foreign`) before writing to it, and,
     /// unless `access` is `.create`, a path where no outbox is (`.missing`).
-    public init(path: String, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout,
+    package init(path: String, busyTimeout: TimeInterval = OutboxStore.defaultBusyTimeout,
                 access mode: Access = .create) throws(OutboxError) {
         let pool = try OutboxOpening(path: path, busyTimeout: busyTimeout).open(for: mode)
         self.init(file: OutboxFile(path: path, pool: pool, tracking: mode != .read) { copy throws(OutboxError) in
@@ -69,7 +69,7 @@ public struct OutboxStore: Sendable {
 
     /// Stores `fix` in the history and `note` in the outbox, both or neither.
     @discardableResult
-    public func enqueue(fix: Fix, note draft: NoteDraft, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func enqueue(fix: Fix, note draft: NoteDraft, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await write { db in
             var fixRecord = FixRecord(fix, createdAt: now)
             try fixRecord.insert(db)
@@ -102,7 +102,7 @@ public struct OutboxStore: Sendable {
 
     /// pending or failed → sending; counts the attempt.
     @discardableResult
-    public func markSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func markSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .markSending, allowedFrom: [.pending, .failed]) { note in
             note.state = .sending
             note.attempts += 1
@@ -114,7 +114,7 @@ public struct OutboxStore: Sendable {
 
     /// sending → synced, recording what Evernote returned.
     @discardableResult
-    public func markSynced(_ id: Int64, guid: String, usn: Int64?, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func markSynced(_ id: Int64, guid: String, usn: Int64?, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .markSynced, allowedFrom: [.sending]) { note in
             note.state = .synced
             note.guid = guid
@@ -128,7 +128,7 @@ public struct OutboxStore: Sendable {
     /// sending → failed; the note becomes due again at `retryAt`, by default after
     /// `RetryBackoff.standard` (without jitter) on the number of attempts.
     @discardableResult
-    public func markFailed(_ id: Int64, reason: String, retryAt: Date? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func markFailed(_ id: Int64, reason: String, retryAt: Date? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .markFailed, allowedFrom: [.sending]) { note in
             note.state = .failed
             note.lastError = reason
@@ -140,7 +140,7 @@ public struct OutboxStore: Sendable {
     /// Sets a note aside until `retry`: for errors no automatic retry can fix (invalid ENML,
     /// quota, permission), or when the user asks.
     @discardableResult
-    public func park(_ id: Int64, reason: String? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func park(_ id: Int64, reason: String? = nil, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .park, allowedFrom: [.pending, .failed, .sending]) { note in
             note.state = .parked
             if let reason { note.lastError = reason }
@@ -154,7 +154,7 @@ public struct OutboxStore: Sendable {
     /// exactly-once lookup, so the next sync looks for it by its `enlog.id` (in every notebook:
     /// `notesExportedBefore`) before creating it.
     @discardableResult
-    public func retry(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func retry(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .retry, allowedFrom: [.pending, .failed, .parked, .exported], alongside: { db in
             guard try ENEXExportRecord.exists(db, key: id) else { return }
             try db.execute(sql: """
@@ -174,7 +174,7 @@ public struct OutboxStore: Sendable {
     /// sent, unless `includingSending` (the caller holds the sync lock: no sync is sending it).
     /// Returns the note as it was.
     @discardableResult
-    public func drop(_ id: Int64, includingSending: Bool = false) async throws(OutboxError) -> OutboxNote {
+    package func drop(_ id: Int64, includingSending: Bool = false) async throws(OutboxError) -> OutboxNote {
         let allowed: Set<OutboxNote.State> = includingSending ? [.pending, .failed, .parked, .synced, .exported, .sending]
             : [.pending, .failed, .parked, .synced, .exported]
         return try await transition(id, .drop, allowedFrom: allowed, delete: true) { _ in }
@@ -184,7 +184,7 @@ public struct OutboxStore: Sendable {
     /// upload was cut off with an unknown outcome. The attempt count is kept (at least 1), which
     /// tells the sync engine to look the note up in Evernote before creating it again.
     @discardableResult
-    public func requeueSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func requeueSending(_ id: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .retry, allowedFrom: [.sending]) { note in
             note.state = .pending
             note.attempts = max(note.attempts, 1)
@@ -195,7 +195,7 @@ public struct OutboxStore: Sendable {
 
     /// Fills in the geocoded address of a note queued with `addressPending`.
     @discardableResult
-    public func resolveAddress(_ id: Int64, placeName: String?, title: String, content: String,
+    package func resolveAddress(_ id: Int64, placeName: String?, title: String, content: String,
                                now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await transition(id, .resolveAddress, allowedFrom: [.pending, .failed, .parked]) { note in
             // A user-named place's name, set when the note was logged, stays.
@@ -210,7 +210,7 @@ public struct OutboxStore: Sendable {
     /// Puts back to pending the notes left `sending` by a process that died mid-upload
     /// (attempt started more than `age` seconds ago). Returns how many were requeued.
     @discardableResult
-    public func requeueInterrupted(olderThan age: TimeInterval, now: Date = Date()) async throws(OutboxError) -> Int {
+    package func requeueInterrupted(olderThan age: TimeInterval, now: Date = Date()) async throws(OutboxError) -> Int {
         try await write { db in
             try OutboxNote
                 .filter(OutboxNote.Columns.state == OutboxNote.State.sending)
@@ -222,7 +222,7 @@ public struct OutboxStore: Sendable {
 
     // MARK: Reading
 
-    public func note(id: Int64) async throws(OutboxError) -> OutboxNote {
+    package func note(id: Int64) async throws(OutboxError) -> OutboxNote {
         try await read { db in
             guard let note = try OutboxNote.fetchOne(db, id: id) else { throw OutboxError.noteNotFound(id: id) }
             return note
@@ -230,14 +230,14 @@ public struct OutboxStore: Sendable {
     }
 
     /// Notes in `state`, oldest first.
-    public func notes(state: OutboxNote.State, limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
+    package func notes(state: OutboxNote.State, limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(Self.notesRequest(state: state, limit: nil), db, limit: limit, unreadable: &unreadable)
         }
     }
 
     /// Every note whatever its state, oldest first.
-    public func allNotes(limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
+    package func allNotes(limit: Int? = nil) async throws(OutboxError) -> [OutboxNote] {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(OutboxNote.order(OutboxNote.Columns.id), db, limit: limit, unreadable: &unreadable)
         }
@@ -246,7 +246,7 @@ public struct OutboxStore: Sendable {
     /// What a sync should send now, oldest first: pending notes, and failed ones whose retry is due.
     /// Notes still waiting for their address are left out, and so, when `account` is given, are
     /// notes queued for another account (notes queued before any sign-in go to whoever syncs).
-    public func dueNotes(now: Date = Date(), limit: Int, account: String? = nil) async throws(OutboxError) -> [OutboxNote] {
+    package func dueNotes(now: Date = Date(), limit: Int, account: String? = nil) async throws(OutboxError) -> [OutboxNote] {
         try await read { db in
             // Two index walks merged here, rather than one OR query that SQLite would sort.
             let pending = try Self.dueRequest(state: .pending, now: now, limit: limit, account: account).fetchAll(db)
@@ -256,7 +256,7 @@ public struct OutboxStore: Sendable {
     }
 
     /// Failed notes waiting for their retry time, and the earliest of those times.
-    public func retryWaits() async throws(OutboxError) -> (count: Int, next: Date?) {
+    package func retryWaits() async throws(OutboxError) -> (count: Int, next: Date?) {
         try await read { db in
             let failed = OutboxNote.filter(OutboxNote.Columns.state == OutboxNote.State.failed)
             return (try failed.fetchCount(db),
@@ -265,7 +265,7 @@ public struct OutboxStore: Sendable {
     }
 
     /// How many notes are in each state.
-    public func counts() async throws(OutboxError) -> [OutboxNote.State: Int] {
+    package func counts() async throws(OutboxError) -> [OutboxNote.State: Int] {
         try await read { db in
             var counts: [OutboxNote.State: Int] = [:]
             for state in OutboxNote.State.allCases {
@@ -277,7 +277,7 @@ public struct OutboxStore: Sendable {
 
     /// Fixes with `since <= timestamp < until`, oldest first; with `notedOnly`, those that have a note
     /// (not the track `watch` keeps, nor imported fixes).
-    public func history(since: Date? = nil, until: Date? = nil, limit: Int? = nil,
+    package func history(since: Date? = nil, until: Date? = nil, limit: Int? = nil,
                         notedOnly: Bool = false) async throws(OutboxError) -> [FixRecord] {
         try await readSkipping { db, unreadable in
             var request = FixRecord.order(Column("timestamp"), Column("id"))
@@ -290,7 +290,7 @@ public struct OutboxStore: Sendable {
 
     /// How many fixes of `since..<until` carry no note (the track `watch` keeps, imported tracks):
     /// what `history` without `--track` leaves out, counted by SQLite.
-    public func unnotedFixCount(since: Date? = nil, until: Date? = nil) async throws(OutboxError) -> Int {
+    package func unnotedFixCount(since: Date? = nil, until: Date? = nil) async throws(OutboxError) -> Int {
         try await read { db in
             var request = FixRecord.filter(sql: "NOT EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
             if let since { request = request.filter(Column("timestamp") >= since) }
@@ -300,7 +300,7 @@ public struct OutboxStore: Sendable {
     }
 
     /// The most recently taken fix in the history, if any (where `watch`'s track resumes after a restart).
-    public func latestFix() async throws(OutboxError) -> FixRecord? {
+    package func latestFix() async throws(OutboxError) -> FixRecord? {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(FixRecord.order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
         }
@@ -308,7 +308,7 @@ public struct OutboxStore: Sendable {
 
     /// The most recently taken fix that has a note (what `watch` measures movement from after a
     /// restart: the track and imported fixes between notes are not notes).
-    public func latestNotedFix() async throws(OutboxError) -> FixRecord? {
+    package func latestNotedFix() async throws(OutboxError) -> FixRecord? {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(FixRecord.filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
                 .order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
@@ -316,7 +316,7 @@ public struct OutboxStore: Sendable {
     }
 
     /// `PRAGMA integrity_check`'s verdict: "ok", or the problems found.
-    public func integrityCheck() async throws(OutboxError) -> [String] {
+    package func integrityCheck() async throws(OutboxError) -> [String] {
         try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 

@@ -21,23 +21,23 @@ import Compose
 /// Every failure is an `OutboxError`, like any other use of the outbox.
 extension OutboxStore {
     /// A rate limit in force: no Evernote call before `until`.
-    public struct RateLimitHold: Sendable, Equatable, Codable {
-        public var until: Date
-        public var reason: String
+    package struct RateLimitHold: Sendable, Equatable, Codable {
+        package var until: Date
+        package var reason: String
 
         /// The longest wait a hold keeps: Evernote's rate limits are counted per hour, so no
         /// longer wait is real (a `rateLimitDuration` of 2147483647 s would hold every sync
         /// until 2094). Longer ones, stored or reported, are cut to this.
-        public static let longest: TimeInterval = 3600
+        package static let longest: TimeInterval = 3600
 
-        public init(until: Date, reason: String) {
+        package init(until: Date, reason: String) {
             self.until = until
             self.reason = reason
         }
     }
 
     /// The `ip:port` (IPv6 in brackets) last reached for NoteStore host `host`, if any.
-    public func noteStoreAddress(host: String) async throws(OutboxError) -> String? {
+    package func noteStoreAddress(host: String) async throws(OutboxError) -> String? {
         let key = host.lowercased()
         return try await read { db in
             try String.fetchOne(db, sql: "SELECT address FROM syncAddress WHERE host = ?", arguments: [key])
@@ -45,7 +45,7 @@ extension OutboxStore {
     }
 
     /// Remembers `address` (`ip:port`) for NoteStore host `host`; a no-op write when unchanged.
-    public func rememberNoteStoreAddress(_ address: String, host: String, now: Date = Date()) async throws(OutboxError) {
+    package func rememberNoteStoreAddress(_ address: String, host: String, now: Date = Date()) async throws(OutboxError) {
         let key = host.lowercased()
         try await write { db in
             try db.execute(sql: """
@@ -58,7 +58,7 @@ extension OutboxStore {
 
     /// The persisted "no call before" time, if any (also when already past), never more than
     /// `RateLimitHold.longest` after it was set (a hold an older enlog stored for decades included).
-    public func rateLimitHold() async throws(OutboxError) -> RateLimitHold? {
+    package func rateLimitHold() async throws(OutboxError) -> RateLimitHold? {
         try await readSkipping { db, unreadable in
             guard let row = try Row.fetchOne(db, sql: "SELECT value, date, updatedAt FROM syncState WHERE key = 'notBefore'"),
                   !(row["date"] as DatabaseValue).isNull else { return nil }
@@ -75,7 +75,7 @@ extension OutboxStore {
         }
     }
 
-    public func setRateLimitHold(_ hold: RateLimitHold?, now: Date = Date()) async throws(OutboxError) {
+    package func setRateLimitHold(_ hold: RateLimitHold?, now: Date = Date()) async throws(OutboxError) {
         try await write { db in
             if let hold {
                 try db.execute(sql: """
@@ -93,7 +93,7 @@ extension OutboxStore {
     /// hold's, as stored: 2094 for a hold an older enlog stored). Returns when a hold still in
     /// force would have ended, nil when none was.
     @discardableResult
-    public func liftRateLimitHold(now: Date = Date()) async throws(OutboxError) -> Date? {
+    package func liftRateLimitHold(now: Date = Date()) async throws(OutboxError) -> Date? {
         guard let hold = try await rateLimitHold() else { return nil }
         try await write { db in
             guard let stored = try Date.fetchOne(db, sql: "SELECT date FROM syncState WHERE key = 'notBefore'") else { return }
@@ -105,7 +105,7 @@ extension OutboxStore {
     }
 
     /// Ids of the notes whose earlier upload may have reached Evernote.
-    public func notesNeedingLookup() async throws(OutboxError) -> Set<Int64> {
+    package func notesNeedingLookup() async throws(OutboxError) -> Set<Int64> {
         try await read { db in
             Set(try Int64.fetchAll(db, sql: "SELECT noteId FROM syncNote WHERE needsLookup"))
         }
@@ -113,14 +113,14 @@ extension OutboxStore {
 
     /// Ids of the notes whose `createNote` went out twice and whose copies were not counted yet
     /// (`needsLookup` = 2): their lookup must find every copy, not just one.
-    public func notesSentTwice() async throws(OutboxError) -> Set<Int64> {
+    package func notesSentTwice() async throws(OutboxError) -> Set<Int64> {
         try await read { db in
             Set(try Int64.fetchAll(db, sql: "SELECT noteId FROM syncNote WHERE needsLookup = 2"))
         }
     }
 
     /// Flags a note for a lookup that finds every copy (its request went out twice).
-    public func setSentTwice(_ noteId: Int64) async throws(OutboxError) {
+    package func setSentTwice(_ noteId: Int64) async throws(OutboxError) {
         try await write { db in
             try db.execute(sql: """
                 INSERT INTO syncNote (noteId, needsLookup) VALUES (?, 2)
@@ -130,7 +130,7 @@ extension OutboxStore {
     }
 
     /// Flags (or clears) the exactly-once lookup for a note. Flagging keeps a `setSentTwice` flag.
-    public func setNeedsLookup(_ noteId: Int64, _ value: Bool) async throws(OutboxError) {
+    package func setNeedsLookup(_ noteId: Int64, _ value: Bool) async throws(OutboxError) {
         try await write { db in
             try db.execute(sql: """
                 INSERT INTO syncNote (noteId, needsLookup) VALUES (?, ?)
@@ -141,12 +141,12 @@ extension OutboxStore {
     }
 
     /// What a `createNote` returned, recorded by `markSynced(_:now:)`.
-    public struct SyncedNote: Sendable, Equatable {
-        public var id: Int64
-        public var guid: String
-        public var usn: Int64?
+    package struct SyncedNote: Sendable, Equatable {
+        package var id: Int64
+        package var guid: String
+        package var usn: Int64?
 
-        public init(id: Int64, guid: String, usn: Int64?) {
+        package init(id: Int64, guid: String, usn: Int64?) {
             self.id = id
             self.guid = guid
             self.usn = usn
@@ -156,7 +156,7 @@ extension OutboxStore {
     /// pending or failed → sending for a batch of notes, in one transaction (one fsync), before
     /// any of their requests goes out; counts an attempt for each. Returns the notes claimed, in
     /// the order asked; a note dropped or changed since it was listed is left out.
-    public func markSending(batch ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [OutboxNote] {
+    package func markSending(batch ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [OutboxNote] {
         let stamp = StorageTime.text(now).databaseValue
         return try await write { db in
             var claimed: [OutboxNote] = []
@@ -176,7 +176,7 @@ extension OutboxStore {
 
     /// sending → synced for every note in `results`, in one transaction, clearing their
     /// exactly-once lookup flags. A note no longer `sending` is left as it is.
-    public func markSynced(_ results: [SyncedNote], now: Date = Date()) async throws(OutboxError) {
+    package func markSynced(_ results: [SyncedNote], now: Date = Date()) async throws(OutboxError) {
         guard !results.isEmpty else { return }
         let stamp = StorageTime.text(now).databaseValue
         try await write { db in
@@ -194,7 +194,7 @@ extension OutboxStore {
 
     /// sending → back in the queue for notes a batch claimed but never sent (the run stopped
     /// first): the attempt is not counted and no lookup is needed; a failed note is due at once.
-    public func releaseUnsent(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) {
+    package func releaseUnsent(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) {
         guard !ids.isEmpty else { return }
         let stamp = StorageTime.text(now).databaseValue
         try await write { db in
@@ -211,7 +211,7 @@ extension OutboxStore {
 
     /// The resources of several notes in one read, by note id (each note's in stored order):
     /// one query per batch instead of one per note.
-    public func resources(ofNotes ids: [Int64]) async throws(OutboxError) -> [Int64: [NoteResource]] {
+    package func resources(ofNotes ids: [Int64]) async throws(OutboxError) -> [Int64: [NoteResource]] {
         guard !ids.isEmpty else { return [:] }
         return try await read { db in
             let rows = try NoteResource.filter(ids.contains(NoteResource.Columns.noteId)).order(Column("id")).fetchAll(db)
@@ -222,7 +222,7 @@ extension OutboxStore {
     /// Gives up on the address of queued notes in one transaction: they go as rendered at log
     /// time (`addressPending` cleared; title and content unchanged). Returns the ids released;
     /// a note dropped or sent meanwhile is left out.
-    public func releaseWithoutAddress(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [Int64] {
+    package func releaseWithoutAddress(_ ids: [Int64], now: Date = Date()) async throws(OutboxError) -> [Int64] {
         guard !ids.isEmpty else { return [] }
         let stamp = StorageTime.text(now).databaseValue
         return try await write { db in
@@ -241,7 +241,7 @@ extension OutboxStore {
 
     /// How many notes `dueNotes` would return, counted by SQLite: a run's total for its progress
     /// line without decoding every due note.
-    public func dueCount(now: Date = Date(), limit: Int, account: String? = nil) async throws(OutboxError) -> Int {
+    package func dueCount(now: Date = Date(), limit: Int, account: String? = nil) async throws(OutboxError) -> Int {
         try await read { db in
             let pending = try Self.dueRequest(state: .pending, now: now, limit: limit, account: account).fetchCount(db)
             let failed = try Self.dueRequest(state: .failed, now: now, limit: limit, account: account).fetchCount(db)
@@ -251,7 +251,7 @@ extension OutboxStore {
 
     /// `dueNotes` after the note `afterId` (nil: from the start): the sync engine's cursor, so
     /// that a long run reads each due note once instead of re-reading the ones it has done.
-    public func dueNotes(now: Date = Date(), limit: Int, account: String? = nil, afterId: Int64?) async throws(OutboxError) -> [OutboxNote] {
+    package func dueNotes(now: Date = Date(), limit: Int, account: String? = nil, afterId: Int64?) async throws(OutboxError) -> [OutboxNote] {
         try await read { db in
             func request(_ state: OutboxNote.State) -> QueryInterfaceRequest<OutboxNote> {
                 let due = Self.dueRequest(state: state, now: now, limit: limit, account: account)
@@ -265,7 +265,7 @@ extension OutboxStore {
 
     /// Ids of the queued notes waiting for their address, oldest first (`notesWaitingForAddress`
     /// without reading the notes and their fixes, for a sync that has no lookup to make).
-    public func idsWaitingForAddress(limit: Int) async throws(OutboxError) -> [Int64] {
+    package func idsWaitingForAddress(limit: Int) async throws(OutboxError) -> [Int64] {
         try await read { db in
             try Int64.fetchAll(db, sql: """
                 SELECT id FROM note WHERE addressPending AND state IN ('pending', 'failed') ORDER BY id LIMIT ?
@@ -275,7 +275,7 @@ extension OutboxStore {
 
     /// Counts one more failed address lookup for the note; returns the new count, or nil when
     /// the note is gone (dropped meanwhile).
-    public func recordAddressFailure(_ noteId: Int64) async throws(OutboxError) -> Int? {
+    package func recordAddressFailure(_ noteId: Int64) async throws(OutboxError) -> Int? {
         try await write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM note WHERE id = ?", arguments: [noteId]) != nil else { return nil }
             try db.execute(sql: """
@@ -287,7 +287,7 @@ extension OutboxStore {
     }
 
     /// Queued notes still waiting for their address, and the fewest failed lookups among them.
-    public func addressWaits() async throws(OutboxError) -> (count: Int, fewestTries: Int) {
+    package func addressWaits() async throws(OutboxError) -> (count: Int, fewestTries: Int) {
         try await read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT COUNT(*) AS count, MIN(COALESCE(syncNote.addressTries, 0)) AS fewest
@@ -300,7 +300,7 @@ extension OutboxStore {
 
     /// Queued notes waiting for their address (pending or failed), oldest first, each with the
     /// fix it was logged from (nil when that row is missing).
-    public func notesWaitingForAddress(limit: Int) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord?)] {
+    package func notesWaitingForAddress(limit: Int) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord?)] {
         try await read { db in
             let notes = try OutboxNote
                 .filter(OutboxNote.Columns.addressPending == true)
@@ -317,7 +317,7 @@ extension OutboxNote {
     /// Same columns and conversions as the `Codable` form it is written with: dates and enums
     /// through `DatabaseValueConvertible`, `tags` as the JSON array GRDB stores for an array.
     /// A stored property added to `OutboxNote` without a default fails to compile here.
-    public init(row: Row) throws {
+    package init(row: Row) throws {
         id = try row.decode(forColumn: "id")
         uid = try row.decode(forColumn: "uid")
         fixId = try row.decode(forColumn: "fixId")

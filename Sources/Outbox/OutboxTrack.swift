@@ -9,18 +9,18 @@ import Compose
 /// The history as a track: fixes brought in from files (`enlog import`), fixes of a time span,
 /// notes written on fixes already in the history (imported ones, a day's digest).
 extension OutboxStore {
-    public struct ImportResult: Sendable, Equatable {
+    package struct ImportResult: Sendable, Equatable {
         /// Fixes added to the history.
-        public var added = 0
+        package var added = 0
         /// Fixes whose time the history already had (to the millisecond): left as they were.
-        public var alreadyThere = 0
+        package var alreadyThere = 0
         /// For each fix given, in order, the history row holding its time (new or already there).
-        public var fixIds: [Int64] = []
+        package var fixIds: [Int64] = []
     }
 
     /// Adds `fixes` to the history, skipping every one whose time (to the millisecond it is kept
     /// at) is already there: all in one transaction, so an import is whole or not at all.
-    public func importFixes(_ fixes: [Fix], now: Date = Date()) async throws(OutboxError) -> ImportResult {
+    package func importFixes(_ fixes: [Fix], now: Date = Date()) async throws(OutboxError) -> ImportResult {
         try await write { db in
             var result = ImportResult()
             let existing = try db.cachedStatement(sql: "SELECT id FROM fix WHERE timestamp = ? ORDER BY id LIMIT 1")
@@ -41,7 +41,7 @@ extension OutboxStore {
     }
 
     /// Fixes with `start <= timestamp < end`, oldest first.
-    public func history(from start: Date, to end: Date) async throws(OutboxError) -> [FixRecord] {
+    package func history(from start: Date, to end: Date) async throws(OutboxError) -> [FixRecord] {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(FixRecord.filter(Column("timestamp") >= start && Column("timestamp") < end)
                 .order(Column("timestamp"), Column("id")), db, unreadable: &unreadable)
@@ -50,7 +50,7 @@ extension OutboxStore {
 
     /// Stores a note on a fix already in the history (an imported one), with its resources.
     @discardableResult
-    public func enqueue(note draft: NoteDraft, onFix fixId: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
+    package func enqueue(note draft: NoteDraft, onFix fixId: Int64, now: Date = Date()) async throws(OutboxError) -> OutboxNote {
         try await write { db in
             guard let fix = try FixRecord.fetchOne(db, id: fixId) else {
                 throw OutboxError.storedFixInvalid(id: fixId, detail: "no such fix in the history")
@@ -60,14 +60,14 @@ extension OutboxStore {
     }
 
     /// Whether some note was written on this fix.
-    public func hasNote(onFix fixId: Int64) async throws(OutboxError) -> Bool {
+    package func hasNote(onFix fixId: Int64) async throws(OutboxError) -> Bool {
         try await read { db in try OutboxNote.filter(OutboxNote.Columns.fixId == fixId).fetchCount(db) > 0 }
     }
 }
 
 extension OutboxStore {
     /// The fix of the history with this id; nil when there is none.
-    public func fixRecord(id: Int64) async throws(OutboxError) -> FixRecord? {
+    package func fixRecord(id: Int64) async throws(OutboxError) -> FixRecord? {
         try await read { db in try FixRecord.fetchOne(db, id: id) }
     }
 }

@@ -8,14 +8,14 @@ import Support
 /// digest, the notes) leave it out with one warning line naming the row and the value, and go
 /// on with the others; the row itself stays in the outbox as it is, so nothing is lost and the
 /// user can mend it.
-public struct UnreadableRow: Sendable, Equatable, Hashable {
-    public var table: String
-    public var id: Int64?
+package struct UnreadableRow: Sendable, Equatable, Hashable {
+    package var table: String
+    package var id: Int64?
     /// What is wrong with it, e.g. `its altitude holds "high", which is not a number`.
-    public var detail: String
+    package var detail: String
 
     /// One line: which row, what is wrong, that it is kept, and how to look at it.
-    public func warning(outbox path: String) -> String {
+    package func warning(outbox path: String) -> String {
         let name = table == "note" ? "note" : table
         let row = id.map { "\(name) \($0)" } ?? "a \(name) row"
         let show = id.map { " (sqlite3 \(path) \"SELECT * FROM \(table) WHERE id = \($0)\" shows it)" } ?? ""

@@ -35,7 +35,7 @@ enum StorageTime {
 protocol StoredDates: EncodableRecord {}
 
 extension StoredDates {
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+    package static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .custom { StorageTime.text($0) }
     }
 }

@@ -4,14 +4,14 @@ import Foundation
 /// only where it can tell; growing its `-shm` index or writing the `-wal` on a full file system
 /// fails as a plain "disk I/O error" (SQLITE_IOERR), which helps no one: enlog asks the file
 /// system instead, and says "no space left" for every store it keeps (outbox, tile cache).
-public enum DiskSpace {
+package enum DiskSpace {
     /// Less than this much space left counts as full: SQLite needs 32 KiB for an index, pages
     /// for the log and the database, and journal room beside them.
-    public static let margin: UInt64 = 1 << 20
+    package static let margin: UInt64 = 1 << 20
 
     /// True when the file system holding `path` (or its nearest existing ancestor, when `path`
     /// is not there yet) has less than `margin` left for this user.
-    public static func isExhausted(near path: String) -> Bool {
+    package static func isExhausted(near path: String) -> Bool {
         var candidate = path.isEmpty ? "." : path
         var info = statvfs()
         while statvfs(candidate, &info) != 0 {

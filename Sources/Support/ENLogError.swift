@@ -2,7 +2,7 @@
 /// Each concern (ENML, Outbox, Evernote, …) has its own error type conforming to this, and says
 /// which `ErrorCategory` each of its cases belongs to; the executable maps categories to exit
 /// codes in one place (`ExitStatus`).
-public protocol ENLogError: Error, CustomStringConvertible {
+package protocol ENLogError: Error, CustomStringConvertible {
     /// One line, no trailing period needed, never containing a secret.
     var reason: String { get }
     /// What the user can do, when there is something to do.
@@ -12,14 +12,14 @@ public protocol ENLogError: Error, CustomStringConvertible {
 }
 
 extension ENLogError {
-    public var recoverySuggestion: String? { nil }
-    public var description: String { reason }
+    package var recoverySuggestion: String? { nil }
+    package var description: String { reason }
 }
 
 /// The kinds of failure enlog tells apart, one per row of docs/exit-status.md's table (beyond
 /// success and the internal errors that are no `ENLogError`). Closed: a new kind of failure is a
 /// new case here, a new exit code, and a new row in docs/exit-status.md; every error type picks one of these.
-public enum ErrorCategory: String, Sendable, CaseIterable {
+package enum ErrorCategory: String, Sendable, CaseIterable {
     /// A note is invalid ENML, or Evernote refused one.
     case invalidNote
     /// Bad command line: a flag or argument, an unknown note id, a file named to `validate`.
@@ -50,7 +50,7 @@ public enum ErrorCategory: String, Sendable, CaseIterable {
     /// talks to (Evernote, OAuth, tile, static-map and geocoding servers): 429 asks to slow down
     /// (try later), 5xx is a service failing (unavailable, README's 69), anything else is not the
     /// protocol (a 404 page, a redirect, a 403 from something in between).
-    public static func ofHTTPStatus(_ status: Int) -> ErrorCategory {
+    package static func ofHTTPStatus(_ status: Int) -> ErrorCategory {
         switch status {
         case 429: return .temporary
         case 500...599: return .unavailable

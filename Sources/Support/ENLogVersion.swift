@@ -1,3 +1,3 @@
-public enum ENLogVersion {
-    public static let current = "0.1.0"
+package enum ENLogVersion {
+    package static let current = "0.1.0"
 }

@@ -3,36 +3,36 @@ import Synchronization
 
 /// How much of one kind of input enlog reads before it calls the input too large: an endless
 /// source (`/dev/zero`, `yes |`) ends there instead of filling the memory.
-public struct InputLimit: Sendable, Equatable {
-    public let maximumBytes: Int
+package struct InputLimit: Sendable, Equatable {
+    package let maximumBytes: Int
 
-    public init(maximumBytes: Int) {
+    package init(maximumBytes: Int) {
         self.maximumBytes = maximumBytes
     }
 
     /// An ENML note: EDAM_NOTE_CONTENT_LEN_MAX is 5,242,880 characters, at most 3 bytes of
     /// UTF-8 each; a longer file is still read whole so the validator can say how long it is.
-    public static let enmlNote = InputLimit(maximumBytes: 16 << 20)
+    package static let enmlNote = InputLimit(maximumBytes: 16 << 20)
     /// A note's words (`--message-file`): they go into a note of that size too.
-    public static let message = InputLimit(maximumBytes: 16 << 20)
+    package static let message = InputLimit(maximumBytes: 16 << 20)
     /// `title.mustache`, `content.mustache`, config.toml, the credentials: small by nature.
-    public static let smallText = InputLimit(maximumBytes: 1 << 20)
+    package static let smallText = InputLimit(maximumBytes: 1 << 20)
     /// An NMEA log for `log --nmea` and `watch --nmea` (`import` streams files of any size).
-    public static let track = InputLimit(maximumBytes: 64 << 20)
+    package static let track = InputLimit(maximumBytes: 64 << 20)
     /// `network.ca_file`: the whole Mozilla bundle is about 220 KB.
-    public static let caBundle = InputLimit(maximumBytes: 8 << 20)
+    package static let caBundle = InputLimit(maximumBytes: 8 << 20)
 }
 
 /// The longest a read of standard input, a pipe, a FIFO or a device may take (a regular file
 /// is bounded by its size): a FIFO nobody writes, or one written a byte a minute, ends in an
 /// error instead of holding enlog for ever. A terminal has no deadline: a person is typing.
 /// `ENLOG_INPUT_TIMEOUT` (seconds) changes it for slow producers; Config checks and sets it.
-public enum InputDeadline {
-    public static let defaultSeconds = 60.0
-    public static let environmentName = "ENLOG_INPUT_TIMEOUT"
+package enum InputDeadline {
+    package static let defaultSeconds = 60.0
+    package static let environmentName = "ENLOG_INPUT_TIMEOUT"
     private static let milliseconds = Atomic<Int>(Int(defaultSeconds * 1000))
 
-    public static func set(seconds: Double) {
+    package static func set(seconds: Double) {
         milliseconds.store(max(1, Int(seconds * 1000)), ordering: .relaxed)
     }
 

@@ -1,10 +1,10 @@
 /// Bytes as lowercase hexadecimal text (digests in cache keys, `en-media` hashes).
 /// Built from a table rather than `String(format:)`, which costs about a microsecond per byte
 /// through Foundation: a map's cache keys alone made that ~2 ms of `enlog log`.
-public enum HexText {
+package enum HexText {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    public static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+    package static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {

@@ -4,9 +4,9 @@ import Foundation
 /// messages): ISO 8601 in UTC, `2026-11-22T08:00:05Z`, by proleptic Gregorian day arithmetic.
 /// Foundation's ISO8601DateFormatter switches to the Julian calendar before 1582 (year 1 came
 /// out as 0001-01-03 in `history` and 0001-01-01 in exports).
-public enum InstantText {
+package enum InstantText {
     /// - Parameter milliseconds: add `.mmm` when the instant has any (track files keep them).
-    public static func string(_ date: Date, milliseconds: Bool = false) -> String {
+    package static func string(_ date: Date, milliseconds: Bool = false) -> String {
         let total = Int64((date.timeIntervalSince1970 * 1000).rounded(milliseconds ? .toNearestOrAwayFromZero : .down))
         let days = floorDivision(total, 86_400_000)
         let ofDay = total - days * 86_400_000
@@ -18,7 +18,7 @@ public enum InstantText {
     /// The wall-clock time `offsetSeconds` east of UTC, by the same arithmetic: `2026/11/22 09:00:05`
     /// (`dateSeparator` "/"), or ISO 8601's `2026-11-22T09:00:05` (`dateSeparator` "-", `between` "T").
     /// Seconds are cut, not rounded, as clocks show them.
-    public static func localTime(_ date: Date, offsetSeconds: Int, dateSeparator: String, between: String) -> String {
+    package static func localTime(_ date: Date, offsetSeconds: Int, dateSeparator: String, between: String) -> String {
         let total = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offsetSeconds)
         let days = floorDivision(total, 86_400)
         return dateAndTime(days: days, secondsOfDay: total - days * 86_400, dateSeparator: dateSeparator, between: between)
@@ -32,7 +32,7 @@ public enum InstantText {
     }
 
     /// An offset from UTC as ISO 8601 writes it: `+01:00`, `-03:30`, `+00:00`.
-    public static func offset(_ seconds: Int) -> String {
+    package static func offset(_ seconds: Int) -> String {
         let minutes = Int64(abs(seconds) / 60)
         return (seconds < 0 ? "-" : "+") + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
     }

@@ -2,8 +2,8 @@ import Foundation
 
 /// The one form every `--json` output takes: indented, keys sorted (stable for scripts and
 /// diffs), dates in ISO 8601, slashes left alone.
-public enum JSONOutput {
-    public static func encode(_ value: some Encodable) throws -> String {
+package enum JSONOutput {
+    package static func encode(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

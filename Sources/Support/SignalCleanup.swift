@@ -9,7 +9,7 @@ import Synchronization
 /// signal). Signals whose disposition is not the default (ignored under `nohup`, caught by
 /// `watch`) are left alone. The paths are C strings in fixed slots, read with atomic loads:
 /// the handler touches no Swift runtime state.
-public enum SignalCleanup {
+package enum SignalCleanup {
     private static let slotCount = 8
     /// Each slot holds the bit pattern of a `strdup`'d path, or 0; allocated once, never freed.
     nonisolated(unsafe) private static let storage = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: slotCount)
@@ -38,11 +38,11 @@ public enum SignalCleanup {
     }()
 
     /// A path removed if a signal ends the process before `release()`.
-    public struct Registration: ~Copyable, Sendable {
+    package struct Registration: ~Copyable, Sendable {
         fileprivate let slot: Int?
 
         /// The path is no longer to be removed (renamed into place, or removed already).
-        public consuming func release() {
+        package consuming func release() {
             guard let slot else { return }
             let bits = (SignalCleanup.storage + slot).pointee.exchange(0, ordering: .acquiringAndReleasing)
             free(UnsafeMutableRawPointer(bitPattern: bits))
@@ -51,7 +51,7 @@ public enum SignalCleanup {
 
     /// Registers `path`; when every slot is taken it is not registered (the caller's stale
     /// cleanup still finds it later).
-    public static func removeOnSignal(_ path: String) -> Registration {
+    package static func removeOnSignal(_ path: String) -> Registration {
         _ = prepared
         guard let copy = strdup(path) else { return Registration(slot: nil) }
         let bits = UInt(bitPattern: copy)

@@ -4,28 +4,28 @@ import Synchronization
 /// Standard output could not be written: a full disk (`>/dev/full`), a closed descriptor (`>&-`),
 /// a reader that went away (EPIPE). Foundation's `FileHandle.write` stops the program on these;
 /// every command's output goes through `StandardOutput` instead, which says so.
-public struct OutputError: ENLogError, Equatable {
+package struct OutputError: ENLogError, Equatable {
     /// The `errno` of the failed write.
-    public let code: Int32
+    package let code: Int32
     /// Standard output was already closed when enlog started.
-    public let closedAtStart: Bool
+    package let closedAtStart: Bool
 
     /// The reader of a pipe closed it (`enlog queue list | head -1`): conventionally no error at
     /// all, the program just ends, as `cat` would.
-    public var isClosedPipe: Bool { code == EPIPE }
+    package var isClosedPipe: Bool { code == EPIPE }
 
     /// What went wrong, without "cannot write to standard output" (for messages that have their own start).
-    public var detail: String {
+    package var detail: String {
         if closedAtStart { return "standard output is closed" }
         if isClosedPipe { return "the reader of standard output closed it (\(String(cString: strerror(code))))" }
         return String(cString: strerror(code))
     }
 
-    public var reason: String { "cannot write to standard output: \(detail)" }
-    public var category: ErrorCategory { .ioError }
+    package var reason: String { "cannot write to standard output: \(detail)" }
+    package var category: ErrorCategory { .ioError }
 }
 
-public enum StandardOutput {
+package enum StandardOutput {
     private static let closedAtStart = Atomic<Bool>(false)
 
     /// Call first thing in `main`, after `StandardInput.holdIfClosed()` and before anything opens
@@ -36,7 +36,7 @@ public enum StandardOutput {
     /// handles (and a socket's peer going away never ends the program). Caught, not ignored: an
     /// ignored signal stays ignored in the programs enlog starts (the editor, a browser), a
     /// caught one is back to its default there.
-    public static func prepare() {
+    package static func prepare() {
         if hold(STDOUT_FILENO, flags: O_RDONLY) { closedAtStart.store(true, ordering: .relaxed) }
         _ = hold(STDERR_FILENO, flags: O_WRONLY)
         var action = sigaction()
@@ -58,12 +58,12 @@ public enum StandardOutput {
     }
 
     /// `text` as a line (a newline added when it has none).
-    public static func line(_ text: String) throws(OutputError) {
+    package static func line(_ text: String) throws(OutputError) {
         try write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 
     /// Bytes as they are (a PNG, a GPX file).
-    public static func write(_ data: Data) throws(OutputError) {
+    package static func write(_ data: Data) throws(OutputError) {
         if let code = writeAll(STDOUT_FILENO, data) {
             throw OutputError(code: code, closedAtStart: closedAtStart.load(ordering: .relaxed))
         }
@@ -87,7 +87,7 @@ public enum StandardOutput {
 
     /// Ends the program as one killed by SIGPIPE ends, without a word: what `cat` or `grep` do
     /// when the reader of their output is gone, and what a shell's `pipefail` expects (141).
-    public static func endForClosedPipe() -> Never {
+    package static func endForClosedPipe() -> Never {
         signal(SIGPIPE, SIG_DFL)
         raise(SIGPIPE)
         exit(128 + SIGPIPE)
@@ -96,15 +96,15 @@ public enum StandardOutput {
 
 /// Messages, progress and prompts. Best effort: when standard error is full or closed there is
 /// no one left to tell, and the command's exit status still says how it went.
-public enum StandardError {
+package enum StandardError {
     /// One line: control characters in `text` (a newline or an escape sequence inside a path)
     /// are written as `\xNN`, so nothing in a message can forge a line or drive the terminal.
-    public static func line(_ text: String) {
+    package static func line(_ text: String) {
         write(TerminalText.oneLine(text.hasSuffix("\n") ? String(text.dropLast()) : text) + "\n")
     }
 
     /// `text` as it is (a prompt, a progress line redrawn with `\r`).
-    public static func write(_ text: String) {
+    package static func write(_ text: String) {
         _ = StandardOutput.writeAll(STDERR_FILENO, Data(text.utf8))
     }
 }

@@ -2,8 +2,8 @@
 /// could recolour or clear the screen, a newline could forge a line of output another program
 /// parses. Control characters become `\xNN` (C0, DEL, C1, and the line and paragraph separators
 /// as `\u{2028}`), and so do bytes that are not UTF-8. Everything else prints as it is.
-public enum TerminalText {
-    public static func escaped(_ text: String) -> String {
+package enum TerminalText {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
@@ -13,7 +13,7 @@ public enum TerminalText {
     }
 
     /// Bytes as a file system gave them: valid UTF-8 runs print as text, other bytes as `\xNN`.
-    public static func escaped(_ bytes: [UInt8]) -> String {
+    package static func escaped(_ bytes: [UInt8]) -> String {
         var out = ""
         var index = 0
         while index < bytes.count {
@@ -32,7 +32,7 @@ public enum TerminalText {
     /// A message for the terminal as one line: what `escaped` does, tabs kept (they separate
     /// columns and cannot start a line). Every line enlog writes to stderr goes through this,
     /// so a path or a server's words inside a message can never forge another line.
-    public static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { needsEscape($0) && $0 != "\t" }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {

@@ -30,12 +30,12 @@ struct NoteStoreEndpoint: Equatable {
 /// what it found — so libcurl does not resolve again, unbounded — or, when the lookup failed or
 /// timed out, to the address remembered from an earlier sync. TLS is still verified against the
 /// name: CURLOPT_RESOLVE only replaces the lookup.
-public enum NoteStoreAddressing {
-    public struct Decision: Sendable, Equatable {
+package enum NoteStoreAddressing {
+    package struct Decision: Sendable, Equatable {
         /// `HTTPConfiguration.resolve` entries ("host:port:addr[,addr…]"); empty: libcurl resolves.
-        public var resolve: [String] = []
+        package var resolve: [String] = []
         /// One line for verbose output: what was decided and why.
-        public var note: String?
+        package var note: String?
     }
 
     /// Resolves the NoteStore host through `NameLookup` (its own thread, abandoned after `timeout`

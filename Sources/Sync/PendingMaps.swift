@@ -88,7 +88,7 @@ extension SyncEngine {
     /// The EDAM resources of a note, after checking Evernote's limits: body, size, MD5 (raw
     /// bytes, the same digest as the `en-media` hash), mime, size in pixels, file name and the
     /// map's position.
-    public static func edamResources(_ resources: [NoteResource], content: String) throws(ResourceLimitError) -> [EDAM.Resource] {
+    package static func edamResources(_ resources: [NoteResource], content: String) throws(ResourceLimitError) -> [EDAM.Resource] {
         try ResourceLimits.check(resources, content: content)
         return resources.map { resource in
             let body = [UInt8](resource.body)
@@ -102,7 +102,7 @@ extension SyncEngine {
 
     /// A resource's attributes as uploaded (and as an ENEX export writes them): its file name,
     /// whether it shows as an attachment, and where it was made.
-    public static func edamAttributes(of resource: NoteResource) -> EDAM.ResourceAttributes {
+    package static func edamAttributes(of resource: NoteResource) -> EDAM.ResourceAttributes {
         var attributes = EDAM.ResourceAttributes()
         attributes.fileName = resource.fileName
         if resource.isAttachment { attributes.attachment = true }

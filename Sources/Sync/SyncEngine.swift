@@ -17,15 +17,15 @@ import Diary
 /// `SyncRun` into the final `SyncSummary` (remaining notes, waits, verdict). It knows nothing of
 /// the config file, the account or reachability: that is `SyncSession`, the command-level entry
 /// that decides whether to call it at all. How exactly-once works: `SyncExactlyOnce.swift`.
-public struct SyncEngine: Sendable {
-    public static let applicationDataKey = "enlog.id"
+package struct SyncEngine: Sendable {
+    package static let applicationDataKey = "enlog.id"
 
     /// Makes the NoteStore client of a run (notebooks, lookups and every `createNote`, on one
     /// kept-alive connection). The default clients cannot have libcurl re-send a request body,
     /// and report any re-send to the run (`SyncRun.send`).
-    public typealias ClientFactory = @Sendable (_ noteStoreURL: String, _ token: String) -> NoteStoreClient
+    package typealias ClientFactory = @Sendable (_ noteStoreURL: String, _ token: String) -> NoteStoreClient
 
-    public static let defaultClientFactory: ClientFactory = { url, token in
+    package static let defaultClientFactory: ClientFactory = { url, token in
         NoteStoreClient(transport: ThriftHTTPTransport(url: url), authenticationToken: token)
     }
 
@@ -60,7 +60,7 @@ public struct SyncEngine: Sendable {
     ///   - placeLookup, renderer: fill in deferred addresses (`addressPending` notes) before
     ///     upload; without them such notes are uploaded as queued (coordinates only).
     ///   - clock: "now" for every state change, retry time and rate-limit check.
-    public init(outbox: OutboxStore, noteStoreURL: String, token: String,
+    package init(outbox: OutboxStore, noteStoreURL: String, token: String,
                 makeClient: ClientFactory? = nil, http: HTTPConfiguration = HTTPConfiguration(),
                 rememberAddress: Bool = true,
                 placeLookup: (any PlaceLookup)? = nil, renderer: NoteRenderer? = nil,
@@ -79,7 +79,7 @@ public struct SyncEngine: Sendable {
     /// One sync. Throws `SyncError.syncInProgress` (another sync holds the lock),
     /// `SyncError.reauthenticationRequired` (token refused; nothing is lost), `OutboxError`.
     /// Everything else ends the run with a summary saying why it stopped.
-    public func run() async throws -> SyncSummary {
+    package func run() async throws -> SyncSummary {
         let lock = try SyncLock(databasePath: outbox.path)
         defer { lock.release() }
         let client = makeClient(noteStoreURL, token)
@@ -131,7 +131,7 @@ public struct SyncEngine: Sendable {
 
     /// The EDAM note uploaded for an outbox row. Deterministic: every attempt sends the same
     /// `created` and `enlog.id`, which is what the lookup matches.
-    public static func edamNote(for note: OutboxNote, notebookGuid: EDAM.Guid?) -> EDAM.Note {
+    package static func edamNote(for note: OutboxNote, notebookGuid: EDAM.Guid?) -> EDAM.Note {
         var attributes = EDAM.NoteAttributes()
         attributes.latitude = note.latitude
         attributes.longitude = note.longitude
@@ -151,9 +151,9 @@ public struct SyncEngine: Sendable {
     /// digest's day), so Evernote files a digest of 2021-08-19 or an imported old fix under
     /// that day, not the day it was uploaded. The time it was queued stays in the outbox
     /// (`queue list`). Deterministic: the same on every attempt, which the lookup relies on.
-    public static func created(_ note: OutboxNote) -> Date { note.subjectDate ?? note.createdAt }
+    package static func created(_ note: OutboxNote) -> Date { note.subjectDate ?? note.createdAt }
 
-    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// The last address a NoteStore call reached. Written from HTTP threads, read at the end of a run.

@@ -8,14 +8,14 @@ import Compose
 import Outbox
 import Diary
 /// Why a sync could not run (or had to stop without a summary).
-public enum SyncError: ENLogError, Equatable {
+package enum SyncError: ENLogError, Equatable {
     /// Another `enlog sync` holds `<db>.sync.lock`.
     case syncInProgress(lockPath: String, holderPid: Int32?)
     case lockUnavailable(path: String, detail: String)
     /// Evernote refused the token; the queue is intact. `detail` is the Evernote error's reason.
     case reauthenticationRequired(detail: String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .syncInProgress(_, let pid):
             return "another sync is already running" + (pid.map { " (process \($0))" } ?? "")
@@ -26,7 +26,7 @@ public enum SyncError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .syncInProgress: return "wait for it to finish; notes it does not reach stay queued for the next sync"
         case .lockUnavailable: return "check that the outbox directory is writable"
@@ -36,7 +36,7 @@ public enum SyncError: ENLogError, Equatable {
 }
 
 extension SyncError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .syncInProgress: return .temporary
         case .lockUnavailable: return .cannotWrite

@@ -15,14 +15,14 @@ import Diary
 /// a lock file left behind by a dead process is simply locked again. The file holds the
 /// holder's pid, for the error message only. Released when the owner is deinitialised (or on
 /// `release()`); the descriptor is close-on-exec so child processes never inherit it.
-public final class SyncLock: Sendable {
-    public let path: String
+package final class SyncLock: Sendable {
+    package let path: String
     private let lock: FileLock
 
-    public static func lockPath(forDatabase databasePath: String) -> String { databasePath + ".sync.lock" }
+    package static func lockPath(forDatabase databasePath: String) -> String { databasePath + ".sync.lock" }
 
     /// Takes the lock without waiting; `SyncError.syncInProgress` when another process holds it.
-    public init(databasePath: String) throws(SyncError) {
+    package init(databasePath: String) throws(SyncError) {
         let path = Self.lockPath(forDatabase: databasePath)
         self.path = path
         do {
@@ -35,5 +35,5 @@ public final class SyncLock: Sendable {
         }
     }
 
-    public func release() { lock.release() }
+    package func release() { lock.release() }
 }

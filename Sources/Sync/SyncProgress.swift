@@ -15,7 +15,7 @@ import Diary
 /// at the end. With `verbose`: one line per note (`note 3 uploaded <guid>`) and the address
 /// decisions, terminal or not. Anything else gets nothing, so a pipe or a log file never sees
 /// carriage-return noise.
-public final class SyncProgressPrinter: Sendable {
+package final class SyncProgressPrinter: Sendable {
     private let label: String
     private let terminal: Bool
     private let verbose: Bool
@@ -31,7 +31,7 @@ public final class SyncProgressPrinter: Sendable {
         var showing = false
     }
 
-    public init(label: String = "sync", terminal: Bool, verbose: Bool, write: @escaping @Sendable (String) -> Void,
+    package init(label: String = "sync", terminal: Bool, verbose: Bool, write: @escaping @Sendable (String) -> Void,
                 now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.label = label
         self.terminal = terminal
@@ -40,7 +40,7 @@ public final class SyncProgressPrinter: Sendable {
         self.now = now
     }
 
-    public func handle(_ event: SyncEvent) {
+    package func handle(_ event: SyncEvent) {
         switch event {
         case .started(let total): start(total: total)
         case .note(let id, let action, let guid): advance("note \(id) \(action.rawValue)" + (guid.map { " \($0)" } ?? ""))
@@ -50,7 +50,7 @@ public final class SyncProgressPrinter: Sendable {
     }
 
     /// The run begins with `total` notes to go.
-    public func start(total: Int) {
+    package func start(total: Int) {
         state.withLock { progress in
             progress.total = total
             progress.started = now()
@@ -59,7 +59,7 @@ public final class SyncProgressPrinter: Sendable {
     }
 
     /// One note done; `line` says what became of it (printed when verbose).
-    public func advance(_ line: String) {
+    package func advance(_ line: String) {
         state.withLock { progress in
             progress.done += 1
             if verbose { emit(line, &progress) }
@@ -68,27 +68,27 @@ public final class SyncProgressPrinter: Sendable {
     }
 
     /// A line for verbose output only.
-    public func notice(_ text: String) {
+    package func notice(_ text: String) {
         state.withLock { progress in
             if verbose { emit("\(label): \(text)", &progress) }
         }
     }
 
     /// A line printed whatever the verbosity (a warning), below the progress line.
-    public func say(_ line: String) {
+    package func say(_ line: String) {
         state.withLock { progress in emit(line, &progress) }
     }
 
     /// A progress line redrawn with carriage returns needs a terminal that understands them:
     /// stderr is a TTY and TERM is set and not "dumb" (Emacs shells, CI logs).
-    public static func drawsProgress(standardErrorIsTerminal: Bool = isatty(STDERR_FILENO) == 1,
+    package static func drawsProgress(standardErrorIsTerminal: Bool = isatty(STDERR_FILENO) == 1,
                                      environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard standardErrorIsTerminal, let term = environment["TERM"], !term.isEmpty else { return false }
         return term != "dumb"
     }
 
     /// Erases the progress line (call before the summary is printed).
-    public func finish() {
+    package func finish() {
         state.withLock { progress in
             if progress.showing { write("\r\u{1B}[K") }
             progress.showing = false

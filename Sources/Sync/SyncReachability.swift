@@ -13,20 +13,20 @@ import Diary
 /// NoteStore host itself when its URL names it by address, and for a host name the address an
 /// earlier sync reached it at (`remembered`, from `OutboxStore.noteStoreAddress`); never a name, so the check
 /// cannot hang on DNS.
-public enum SyncReachability {
+package enum SyncReachability {
     /// What a sync checks for an account, and what it needs to connect afterwards.
-    public struct Plan: Sendable {
-        public var configuration: ReachabilityConfiguration
+    package struct Plan: Sendable {
+        package var configuration: ReachabilityConfiguration
         /// The address an earlier sync reached the NoteStore host at (host names only, no proxy).
-        public var remembered: String?
+        package var remembered: String?
         /// `https_proxy` is set: the proxy is probed and resolves the host.
-        public var proxied: Bool
+        package var proxied: Bool
     }
 
     /// The reachability check `enlog sync` makes before uploading for the NoteStore at
     /// `noteStoreURL`: the one `enlog reachability` also makes when signed in.
     /// - Parameter outbox: where the remembered address is kept; nil (no outbox yet): none.
-    public static func plan(config: Config, outbox: OutboxStore?, noteStoreURL: String,
+    package static func plan(config: Config, outbox: OutboxStore?, noteStoreURL: String,
                             environment: [String: String]) async throws -> Plan {
         // Through a proxy, the proxy resolves the host and is the address connected to: neither
         // a local lookup nor a remembered NoteStore address applies.
@@ -44,14 +44,14 @@ public enum SyncReachability {
 
     /// The targets a check uses, for `enlog reachability` to show: the proxy alone when set,
     /// else the NoteStore's remembered address (or its address literal) first, then the probes.
-    public static func targets(of configuration: ReachabilityConfiguration) -> (proxy: String?, remembered: [String], probes: [String]) {
+    package static func targets(of configuration: ReachabilityConfiguration) -> (proxy: String?, remembered: [String], probes: [String]) {
         if let proxy = configuration.proxy { return (proxy, [], []) }
         let probes = configuration.probeAddresses.isEmpty ? ReachabilityConfiguration.defaultProbeAddresses
             : configuration.probeAddresses
         return (nil, configuration.rememberedAddresses, probes.filter { !configuration.rememberedAddresses.contains($0) })
     }
 
-    public static func configuration(noteStoreURL: String, probes: [String], budget: Duration,
+    package static func configuration(noteStoreURL: String, probes: [String], budget: Duration,
                                      environment: [String: String],
                                      remembered: [String] = []) -> ReachabilityConfiguration {
         var configuration = ReachabilityConfiguration()

@@ -15,14 +15,14 @@ import Diary
 /// lookup, template), reachability by address before any call, and the choice of the
 /// NoteStore's address (DNS or the remembered one). When the service is reachable it builds a
 /// `SyncEngine` for one pass and returns its summary; it never touches notes itself.
-public struct SyncSession: Sendable {
-    public enum Outcome: Sendable {
+package struct SyncSession: Sendable {
+    package enum Outcome: Sendable {
         /// Not reachable: nothing was sent. The summary says so (`offline`/`noUplink`, the notes
         /// left waiting), in the same shape as a run's.
         case unreachable(ReachabilityReport, SyncSummary)
         case synced(SyncSummary)
 
-        public var summary: SyncSummary {
+        package var summary: SyncSummary {
             switch self {
             case .unreachable(_, let summary), .synced(let summary): return summary
             }
@@ -34,7 +34,7 @@ public struct SyncSession: Sendable {
     let account: EvernoteAccount
     var config: Config { context.config }
 
-    public init(context: RunContext, outbox: OutboxStore, account: EvernoteAccount) {
+    package init(context: RunContext, outbox: OutboxStore, account: EvernoteAccount) {
         self.context = context
         self.outbox = outbox
         self.account = account
@@ -42,7 +42,7 @@ public struct SyncSession: Sendable {
 
     /// - Parameter requestTimeout: the longest one NoteStore request may take (default:
     ///   `network.request_timeout`).
-    public func run(maxNotes: Int? = nil, dryRun: Bool = false, requestTimeout: Duration? = nil,
+    package func run(maxNotes: Int? = nil, dryRun: Bool = false, requestTimeout: Duration? = nil,
                     environment: [String: String] = ProcessInfo.processInfo.environment,
                     observer: (@Sendable (SyncEvent) -> Void)? = nil) async throws -> Outcome {
         guard let noteStoreURL = account.credentials.noteStoreUrl else {
@@ -81,7 +81,7 @@ public struct SyncSession: Sendable {
     }
 
     /// What the upload after `log` did, for the one line `log` prints about it.
-    public enum OpportunisticUpload: Sendable {
+    package enum OpportunisticUpload: Sendable {
         /// Not reachable, or nothing to do: nothing to say.
         case skipped
         case finished(SyncSummary)
@@ -95,7 +95,7 @@ public struct SyncSession: Sendable {
     /// The sync after `log`: a few notes within a bounded time (each request bounded by the
     /// budget too), and no error ever surfaces as a failure — the logged note is already stored,
     /// and the next `enlog sync` does the rest.
-    public func runOpportunistically(loggedNote: Int64?, maxNotes: Int = 20,
+    package func runOpportunistically(loggedNote: Int64?, maxNotes: Int = 20,
                                      budget: Duration = .seconds(10)) async -> OpportunisticUpload {
         let timeout = min(budget, config.duration(.requestTimeout))
         do {

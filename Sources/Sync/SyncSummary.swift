@@ -10,7 +10,7 @@ import Outbox
 import Diary
 
 /// What a run reports while it works.
-public enum SyncEvent: Sendable, Equatable {
+package enum SyncEvent: Sendable, Equatable {
     /// Before the first note: how many notes this run expects to handle.
     case started(total: Int)
     /// One note handled (`guid` when it is on Evernote).
@@ -21,15 +21,15 @@ public enum SyncEvent: Sendable, Equatable {
     case warning(String)
 }
 
-public enum SyncNoteAction: String, Sendable, Codable {
+package enum SyncNoteAction: String, Sendable, Codable {
     case uploaded
     case alreadyPresent = "already-present"
     case failed
     case parked
 }
 
-public struct SyncSummary: Sendable, Codable, Equatable {
-    public enum StopReason: String, Sendable, Codable {
+package struct SyncSummary: Sendable, Codable, Equatable {
+    package enum StopReason: String, Sendable, Codable {
         /// Nothing due is left.
         case completed
         case maxNotes
@@ -47,7 +47,7 @@ public struct SyncSummary: Sendable, Codable, Equatable {
 
         /// Why the run stopped, in the words a person reads (`rawValue` is for `--json` and
         /// scripts): the same words `enlog reachability` uses for the same state.
-        public var explanation: String {
+        package var explanation: String {
             switch self {
             case .completed: return "nothing left to send"
             case .maxNotes: return "--max notes sent"
@@ -63,50 +63,50 @@ public struct SyncSummary: Sendable, Codable, Equatable {
     }
 
     /// Created by this run.
-    public var uploaded = 0
+    package var uploaded = 0
     /// Found already in Evernote by the lookup (an earlier attempt's reply was lost) and marked synced.
-    public var alreadyPresent = 0
+    package var alreadyPresent = 0
     /// Attempts that failed this run (the note stays queued with a retry time, or is parked).
-    public var failed = 0
+    package var failed = 0
     /// Of those, notes set aside (rejected by Evernote, or `maxAttempts` reached).
-    public var parked = 0
+    package var parked = 0
     /// Extra copies of a note found on Evernote (a request that went out twice), moved to the trash.
-    public var duplicatesRemoved = 0
+    package var duplicatesRemoved = 0
     /// Deferred addresses filled in (or given up on) before upload.
-    public var addressesResolved = 0
+    package var addressesResolved = 0
     /// Dry run: notes that would be sent.
-    public var due = 0
+    package var due = 0
     /// Notes neither synced nor parked after the run (pending, failed, sending, address pending).
-    public var remaining = 0
-    public var stoppedBecause: StopReason = .completed
+    package var remaining = 0
+    package var stoppedBecause: StopReason = .completed
     /// Rate limit in force: no Evernote call before this time.
-    public var notBefore: Date?
+    package var notBefore: Date?
     /// The last error seen, one line.
-    public var lastError: String?
+    package var lastError: String?
     /// The kind of the last failure that left a note queued or parked (see `verdict(for:)`).
-    public var failure: FailureClass?
+    package var failure: FailureClass?
     /// Notes that failed (this run or an earlier one) and wait for their retry time; the earliest.
-    public var waitingForRetry = 0
-    public var nextRetryAt: Date?
+    package var waitingForRetry = 0
+    package var nextRetryAt: Date?
     /// Notes still waiting for their address after the run (not due until it is filled in or
     /// given up on).
-    public var waitingForAddress = 0
+    package var waitingForAddress = 0
     /// Address lookups that failed this run, and the last one's error.
-    public var addressLookupsFailed = 0
-    public var lastAddressError: String?
+    package var addressLookupsFailed = 0
+    package var lastAddressError: String?
     /// Failed lookups (one per sync) a waiting note may still have before it is uploaded
     /// without its address; nil when none waits.
-    public var addressTriesLeft: Int?
+    package var addressTriesLeft: Int?
     /// Maps made this run for notes logged without one; notes that go without their map
     /// (attempts used up, maps off); notes still waiting for theirs; the last map problem.
-    public var mapsMade = 0
-    public var mapsGivenUp = 0
-    public var waitingForMap = 0
+    package var mapsMade = 0
+    package var mapsGivenUp = 0
+    package var waitingForMap = 0
     /// Maps that could not be made this run (tile server down, offline): the notes wait.
-    public var mapsFailed = 0
-    public var lastMapError: String?
+    package var mapsFailed = 0
+    package var lastMapError: String?
     /// How the run ended, once everything above is final: what `enlog sync` exits with.
-    public var verdict: Verdict = .complete
+    package var verdict: Verdict = .complete
 
-    public init() {}
+    package init() {}
 }

@@ -12,7 +12,7 @@ import Diary
 extension SyncSummary {
     /// How a run ended, for a script or a systemd unit: the one thing the command turns into an
     /// exit status. A run that leaves notes queued because something failed is never `complete`.
-    public enum Verdict: String, Sendable, Codable, CaseIterable {
+    package enum Verdict: String, Sendable, Codable, CaseIterable {
         /// Everything due went, or nothing was due, or a dry run; also a run stopped by `--max`.
         case complete
         /// Nothing is wrong but notes wait: offline or no uplink, Evernote asked to slow down or
@@ -30,14 +30,14 @@ extension SyncSummary {
 
     /// What kind of failure left notes queued, as seen by the run (the last one wins, like
     /// `lastError`). Set with `noteFailure(_:)`.
-    public enum FailureClass: String, Sendable, Codable {
+    package enum FailureClass: String, Sendable, Codable {
         case temporary, unavailable, protocolError, rejected
 
         /// The class of an error a NoteStore call ended with: a note Evernote refused (which the
         /// run parks), else the error's own category, so that `sync` exits as every other
         /// command does for the same failure. (A refused token never gets here: it ends the run
         /// with `SyncError.reauthenticationRequired`.)
-        public static func of(_ error: any Error) -> FailureClass {
+        package static func of(_ error: any Error) -> FailureClass {
             if case .rejected = FailureKind.classify(error) { return .rejected }
             switch (error as? any ENLogError)?.category {
             case .temporary: return .temporary
@@ -55,7 +55,7 @@ extension SyncSummary {
     }
 
     /// The verdict for this summary once `remaining` and the address counts are final.
-    public static func verdict(for summary: SyncSummary) -> Verdict {
+    package static func verdict(for summary: SyncSummary) -> Verdict {
         switch summary.stoppedBecause {
         case .dryRun: return .complete
         case .offline, .noUplink, .rateLimited, .cancelled:

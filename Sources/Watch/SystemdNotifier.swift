@@ -18,13 +18,13 @@ import Sync
 /// name when it starts with '@'). Without `NOTIFY_SOCKET` every call does nothing, as under a
 /// terminal. Implemented here rather than through libsystemd: the protocol is a documented
 /// datagram, and it spares every enlog command a library only `watch` needs.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     /// The socket address bytes (sockaddr_un), or nil when not run by systemd.
     private let address: [UInt8]?
     /// Half of `$WATCHDOG_USEC` (when it is meant for this process): how often to send WATCHDOG=1.
-    public let watchdogInterval: Duration?
+    package let watchdogInterval: Duration?
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         address = environment["NOTIFY_SOCKET"].flatMap(Self.socketAddress)
         if let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0,
            environment["WATCHDOG_PID"].map({ $0 == String(getpid()) }) ?? true {
@@ -34,7 +34,7 @@ public struct SystemdNotifier: Sendable {
         }
     }
 
-    public var isActive: Bool { address != nil }
+    package var isActive: Bool { address != nil }
 
     static func socketAddress(_ name: String) -> [UInt8]? {
         guard name.hasPrefix("/") || name.hasPrefix("@") else { return nil }
@@ -50,7 +50,7 @@ public struct SystemdNotifier: Sendable {
     /// Sends `fields` (`READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1`) as one datagram.
     /// Returns false when not under systemd or the send failed (systemd then notices by itself).
     @discardableResult
-    public func notify(_ fields: [String]) -> Bool {
+    package func notify(_ fields: [String]) -> Bool {
         guard let address else { return false }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }

@@ -19,7 +19,7 @@ extension Watcher {
     static let digestDelay: TimeInterval = 60
 
     /// When the next digest is due after `now`: a minute past the coming midnight.
-    public static func nextDigestTime(after now: Date, timeZone: TimeZone) -> Date {
+    package static func nextDigestTime(after now: Date, timeZone: TimeZone) -> Date {
         TrackDay(containing: now, timeZone: timeZone).end.addingTimeInterval(digestDelay)
     }
 }

@@ -10,14 +10,14 @@ import Outbox
 import Diary
 import Sync
 
-public enum WatchError: ENLogError, Equatable {
+package enum WatchError: ENLogError, Equatable {
     /// Another `enlog watch` follows this outbox.
     case alreadyRunning(lockPath: String, holderPid: Int32?)
     case lockUnavailable(path: String, detail: String)
     /// The kernel refused the network-change subscription or a signal source.
     case setupFailed(String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case let .alreadyRunning(path, pid):
             let holder = pid.map { "process \($0)" } ?? "another process"
@@ -29,14 +29,14 @@ public enum WatchError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .alreadyRunning: return "stop it first, or give this one another outbox with --db"
         default: return nil
         }
     }
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .alreadyRunning: return .temporary
         case .lockUnavailable: return .cannotWrite
@@ -46,12 +46,12 @@ public enum WatchError: ENLogError, Equatable {
 }
 
 /// One `enlog watch` per outbox: an exclusive `flock` on `<outbox>.watch.lock`.
-public struct WatchLock: Sendable {
+package struct WatchLock: Sendable {
     private let lock: FileLock
 
-    public static func lockPath(forDatabase path: String) -> String { path + ".watch.lock" }
+    package static func lockPath(forDatabase path: String) -> String { path + ".watch.lock" }
 
-    public init(databasePath: String) throws(WatchError) {
+    package init(databasePath: String) throws(WatchError) {
         let path = Self.lockPath(forDatabase: databasePath)
         do {
             lock = try FileLock(path: path)
@@ -63,5 +63,5 @@ public struct WatchLock: Sendable {
         }
     }
 
-    public func release() { lock.release() }
+    package func release() { lock.release() }
 }

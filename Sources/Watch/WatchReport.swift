@@ -11,8 +11,8 @@ import Diary
 import Sync
 
 /// One thing `watch` says: a line on stderr, or with `--json` one JSON object per line.
-public struct WatchReport: Sendable, Equatable {
-    public enum Level: String, Sendable {
+package struct WatchReport: Sendable, Equatable {
+    package enum Level: String, Sendable {
         /// Printed always.
         case event
         /// Printed with `-v` only.
@@ -21,10 +21,10 @@ public struct WatchReport: Sendable, Equatable {
         case problem
     }
 
-    public enum Value: Sendable, Encodable, Equatable {
+    package enum Value: Sendable, Encodable, Equatable {
         case string(String), int(Int), double(Double), bool(Bool)
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .string(let value): try container.encode(value)
@@ -35,15 +35,15 @@ public struct WatchReport: Sendable, Equatable {
         }
     }
 
-    public var level: Level
+    package var level: Level
     /// A stable name scripts and tests match on: `started`, `gpsd-connected`, `gpsd-lost`,
     /// `fix`, `noted`, `network-change`, `reachability`, `synced`, `reloaded`, `stopped`…
-    public var event: String
-    public var message: String
-    public var fields: [String: Value]
-    public var time: Date
+    package var event: String
+    package var message: String
+    package var fields: [String: Value]
+    package var time: Date
 
-    public init(_ level: Level, _ event: String, _ message: String, _ fields: [String: Value] = [:], time: Date = Date()) {
+    package init(_ level: Level, _ event: String, _ message: String, _ fields: [String: Value] = [:], time: Date = Date()) {
         self.level = level
         self.event = event
         self.message = message
@@ -52,7 +52,7 @@ public struct WatchReport: Sendable, Equatable {
     }
 
     /// One line of JSON: `{"event":…,"level":…,"message":…,"time":…, fields…}`, keys sorted.
-    public var json: String {
+    package var json: String {
         var object = fields
         object["event"] = .string(event)
         object["level"] = .string(level.rawValue)
@@ -64,5 +64,5 @@ public struct WatchReport: Sendable, Equatable {
     }
 
     /// The line for a person: `enlog: MESSAGE`.
-    public var line: String { "enlog: " + message }
+    package var line: String { "enlog: " + message }
 }

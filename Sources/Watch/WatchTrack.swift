@@ -11,21 +11,21 @@ import Diary
 import Sync
 
 /// How `watch` thins the route it follows before keeping it in the history (`watch.track*`).
-public struct TrackThresholds: Sendable, Equatable {
+package struct TrackThresholds: Sendable, Equatable {
     /// Metres moved from the last kept fix, beyond both fixes' accuracy radii, before another is
     /// kept (so a receiver's jitter keeps nothing).
-    public var distance: Double
+    package var distance: Double
     /// Seconds after which half of `distance` is enough: a slow walk, a crawl in traffic, the
     /// last metres before a stop still get a point now and then.
-    public var interval: TimeInterval
+    package var interval: TimeInterval
 
-    public init(distance: Double = 25, interval: TimeInterval = 60) {
+    package init(distance: Double = 25, interval: TimeInterval = 60) {
         self.distance = distance
         self.interval = interval
     }
 
     /// nil when `watch.track = false`.
-    public init?(config: Config) {
+    package init?(config: Config) {
         guard config.boolean(.watchTrack) else { return nil }
         self.init(distance: config.number(.watchTrackDistance), interval: config.number(.watchTrackInterval))
     }
@@ -41,23 +41,23 @@ public struct TrackThresholds: Sendable, Equatable {
 /// first fix was kept (a timer in the live loop), before each note, and when watch stops; a
 /// crash (power cut, SIGKILL) therefore loses at most `batchSize - 1` track fixes, none older
 /// than `batchAge`. Notes are written at once, as ever.
-public struct TrackRecorder: Sendable, Equatable {
-    public static let batchSize = 32
-    public static let batchAge: TimeInterval = 120
+package struct TrackRecorder: Sendable, Equatable {
+    package static let batchSize = 32
+    package static let batchAge: TimeInterval = 120
 
-    public var thresholds: TrackThresholds
+    package var thresholds: TrackThresholds
     /// The last fix in the history along the track (kept, or written with a note).
-    public private(set) var anchor: Fix?
+    package private(set) var anchor: Fix?
     /// Kept fixes not written yet, oldest first.
-    public private(set) var pending: [Fix] = []
+    package private(set) var pending: [Fix] = []
 
-    public init(thresholds: TrackThresholds, anchor: Fix? = nil) {
+    package init(thresholds: TrackThresholds, anchor: Fix? = nil) {
         self.thresholds = thresholds
         self.anchor = anchor
     }
 
     /// Whether `fix`, accepted by the quality filter, belongs in the track; it changes nothing.
-    public func keeps(_ fix: Fix) -> Bool {
+    package func keeps(_ fix: Fix) -> Bool {
         guard let anchor else { return true }
         let elapsed = fix.timestamp.timeIntervalSince(anchor.timestamp)
         guard elapsed > 0 else { return false }
@@ -71,7 +71,7 @@ public struct TrackRecorder: Sendable, Equatable {
 
     /// Takes `fix` into the pending batch when it belongs in the track; returns whether it did.
     @discardableResult
-    public mutating func record(_ fix: Fix) -> Bool {
+    package mutating func record(_ fix: Fix) -> Bool {
         guard keeps(fix) else { return false }
         pending.append(fix)
         anchor = fix
@@ -79,20 +79,20 @@ public struct TrackRecorder: Sendable, Equatable {
     }
 
     /// `fix` is in the history already (a note was written on it): later fixes are measured from it.
-    public mutating func noted(_ fix: Fix) {
+    package mutating func noted(_ fix: Fix) {
         if anchor.map({ fix.timestamp >= $0.timestamp }) ?? true { anchor = fix }
     }
 
-    public var batchIsFull: Bool { pending.count >= Self.batchSize }
+    package var batchIsFull: Bool { pending.count >= Self.batchSize }
 
     /// Hands over the pending batch to be written.
-    public mutating func takeBatch() -> [Fix] {
+    package mutating func takeBatch() -> [Fix] {
         defer { pending = [] }
         return pending
     }
 
     /// A batch whose write failed comes back, ahead of what was kept since.
-    public mutating func putBack(_ batch: [Fix]) {
+    package mutating func putBack(_ batch: [Fix]) {
         pending = batch + pending
     }
 }

@@ -23,16 +23,16 @@ import Sync
 /// rtnetlink) wait on threads of their own. A sync runs beside the loop, so a fix or a signal is
 /// never held up by an upload. What to do is decided by `WatchStateMachine`, a value without
 /// I/O; the loop (`Watcher.Loop`) performs what it decides.
-public struct Watcher: Sendable {
-    public struct Dependencies: Sendable {
+package struct Watcher: Sendable {
+    package struct Dependencies: Sendable {
         /// Reads the configuration (again on SIGHUP).
-        public var loadConfig: @Sendable () throws -> Config
+        package var loadConfig: @Sendable () throws -> Config
         /// The signed-in account now, or nil (read at each sync, so `auth login` takes effect without a restart).
-        public var account: @Sendable () -> EvernoteAccount?
-        public var report: @Sendable (WatchReport) -> Void
-        public var notifier: SystemdNotifier
+        package var account: @Sendable () -> EvernoteAccount?
+        package var report: @Sendable (WatchReport) -> Void
+        package var notifier: SystemdNotifier
 
-        public init(loadConfig: @escaping @Sendable () throws -> Config, account: @escaping @Sendable () -> EvernoteAccount?,
+        package init(loadConfig: @escaping @Sendable () throws -> Config, account: @escaping @Sendable () -> EvernoteAccount?,
                     report: @escaping @Sendable (WatchReport) -> Void, notifier: SystemdNotifier = SystemdNotifier()) {
             self.loadConfig = loadConfig
             self.account = account
@@ -42,10 +42,10 @@ public struct Watcher: Sendable {
     }
 
     /// Sync retry timing while notes remain and nothing else wakes the loop.
-    public struct SyncBackoff: Sendable {
-        public var first: TimeInterval = 30
-        public var cap: TimeInterval = 900
-        public init(first: TimeInterval = 30, cap: TimeInterval = 900) {
+    package struct SyncBackoff: Sendable {
+        package var first: TimeInterval = 30
+        package var cap: TimeInterval = 900
+        package init(first: TimeInterval = 30, cap: TimeInterval = 900) {
             self.first = first
             self.cap = cap
         }
@@ -61,7 +61,7 @@ public struct Watcher: Sendable {
     /// sends a burst: link, address, route; one check after the burst is enough).
     var debounce: Duration = .milliseconds(250)
 
-    public init(outbox: OutboxStore, dependencies: Dependencies) {
+    package init(outbox: OutboxStore, dependencies: Dependencies) {
         self.outbox = outbox
         self.dependencies = dependencies
     }
@@ -73,7 +73,7 @@ public struct Watcher: Sendable {
     /// kept. No sync, no network wait; the decision and the track start fresh (the log's times
     /// may predate the outbox's last note). Track fixes whose time the history has already are
     /// not stored twice (`importFixes`), so replaying a log twice adds its track once.
-    public func replay(nmea path: String, context: RunContext) async throws -> MovementReplay.Summary {
+    package func replay(nmea path: String, context: RunContext) async throws -> MovementReplay.Summary {
         let config = context.config
         let fixes = try await BlockingCall.run("enlog.nmea", onCancel: .abandon) { _ in try NMEALogLocation(path: path).fixes() }
         let logger = try context.logger(outbox: outbox, accountKey: dependencies.account()?.accountKey)
@@ -111,7 +111,7 @@ public struct Watcher: Sendable {
     /// Runs until SIGTERM or SIGINT (then returns normally: the note being written is finished,
     /// the sync stops at its next safe point), or until the outbox file was replaced under it
     /// (then stops the same way and throws where its notes are kept: a new start follows the path).
-    public func run(context initial: RunContext) async throws {
+    package func run(context initial: RunContext) async throws {
         Self.keepLargeBlocksMapped()
         let (inputs, feed) = AsyncStream.makeStream(of: WatchStateMachine.Input.self)
         let signals = SignalInputs(feed: feed)

@@ -4,8 +4,8 @@ import Configuration
 import Network
 
 /// One position reading, checked at construction: a `Fix` always has finite values within `Fix.Limits`.
-public struct Fix: Sendable, Equatable, Codable {
-    public enum Source: String, Sendable, Codable, CaseIterable {
+package struct Fix: Sendable, Equatable, Codable {
+    package enum Source: String, Sendable, Codable, CaseIterable {
         case gpsd, manual, nmea
         /// Imported from a GPX file (`enlog import`).
         case gpx
@@ -16,20 +16,20 @@ public struct Fix: Sendable, Equatable, Codable {
         case imported
     }
 
-    public let latitude: Double
-    public let longitude: Double
+    package let latitude: Double
+    package let longitude: Double
     /// Metres above mean sea level, when the receiver had a 3D fix.
-    public let altitude: Double?
+    package let altitude: Double?
     /// Radius of horizontal uncertainty in metres; `nil` when the source gave none.
-    public let horizontalAccuracy: Double?
+    package let horizontalAccuracy: Double?
     /// Metres per second over ground.
-    public let speed: Double?
+    package let speed: Double?
     /// Degrees clockwise from true north.
-    public let course: Double?
-    public let timestamp: Date
-    public let source: Source
+    package let course: Double?
+    package let timestamp: Date
+    package let source: Source
 
-    public init(
+    package init(
         latitude: Double,
         longitude: Double,
         altitude: Double? = nil,
@@ -74,28 +74,28 @@ public struct Fix: Sendable, Equatable, Codable {
 
     /// What a fix may hold, whatever its source (`--at`, gpsd, NMEA, GPX, a photo's EXIF, the
     /// outbox): every value from outside goes through these, in `init`, and nowhere else.
-    public enum Limits {
-        public static let latitude = -90.0...90.0
-        public static let longitude = -180.0...180.0
+    package enum Limits {
+        package static let latitude = -90.0...90.0
+        package static let longitude = -180.0...180.0
         /// From the deepest ocean floor (−10 935 m) to the edge of space (the Kármán line): any
         /// other altitude is a typo or a receiver's garbage, and would print as such in a note.
-        public static let altitude = -11_000.0...100_000.0
+        package static let altitude = -11_000.0...100_000.0
         /// Up to half the Earth's circumference: no position is less certain than anywhere.
-        public static let horizontalAccuracy = 0.0...20_037_509.0
+        package static let horizontalAccuracy = 0.0...20_037_509.0
         /// Faster than anything a GPS receiver is carried on (receivers stop at 515 m/s).
-        public static let speed = 0.0...1_000.0
-        public static let course = 0.0...360.0
+        package static let speed = 0.0...1_000.0
+        package static let course = 0.0...360.0
         /// GPS time began on 1980-01-06; 2100 is far enough for a diary. A time outside is a
         /// receiver's or a file's garbage (year 1, year 9999), and no day query could find it.
-        public static let time = Date(timeIntervalSince1970: 315_964_800)...Date(timeIntervalSince1970: 4_102_444_799.999)
+        package static let time = Date(timeIntervalSince1970: 315_964_800)...Date(timeIntervalSince1970: 4_102_444_799.999)
 
         /// Offsets from UTC a place's clocks have had, in seconds (−12:00 Baker Island to +14:00
         /// Kiribati, with room for the historical): a stated offset outside is a file's garbage.
-        public static let utcOffset = -18 * 3600...18 * 3600
+        package static let utcOffset = -18 * 3600...18 * 3600
 
         /// A clock reading a source wrote (NMEA's hhmmss, ISO 8601, EXIF's GPSTimeStamp): 60 s is
         /// a leap second; anything more would roll into the next minute, hour or day.
-        public static func isTimeOfDay(hour: Double, minute: Double, second: Double) -> Bool {
+        package static func isTimeOfDay(hour: Double, minute: Double, second: Double) -> Bool {
             (0..<24).contains(hour) && (0..<60).contains(minute) && (0..<61).contains(second)
         }
     }
@@ -105,7 +105,7 @@ public struct Fix: Sendable, Equatable, Codable {
         case latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(
             latitude: c.decode(Double.self, forKey: .latitude),
@@ -122,6 +122,6 @@ public struct Fix: Sendable, Equatable, Codable {
 /// Anything that can produce the device's current position.
 ///
 /// Implementations throw `LocationError` (and `CancellationError` when the task is cancelled).
-public protocol LocationSource: Sendable {
+package protocol LocationSource: Sendable {
     func currentFix() async throws -> Fix
 }

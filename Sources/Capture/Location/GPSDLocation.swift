@@ -13,21 +13,21 @@ import Network
 /// The wait is bounded by `timeout` and ends early when the calling task is cancelled. When no
 /// fix is accepted the error says what was seen: no gpsd, no fix at all, or only fixes that
 /// failed the filter (with the best of them).
-public struct GPSDLocation: LocationSource {
-    public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
-        public var host: String
-        public var port: UInt16
+package struct GPSDLocation: LocationSource {
+    package struct Endpoint: Sendable, Equatable, CustomStringConvertible {
+        package var host: String
+        package var port: UInt16
 
-        public static let defaultPort: UInt16 = 2947
-        public static let `default` = Endpoint(host: "127.0.0.1", port: defaultPort)
+        package static let defaultPort: UInt16 = 2947
+        package static let `default` = Endpoint(host: "127.0.0.1", port: defaultPort)
 
-        public init(host: String, port: UInt16 = Endpoint.defaultPort) {
+        package init(host: String, port: UInt16 = Endpoint.defaultPort) {
             self.host = host
             self.port = port
         }
 
         /// `HOST`, `HOST:PORT`, `[IPv6]`, `[IPv6]:PORT`, or a bare IPv6 address.
-        public init(parsing text: String) throws(LocationError) {
+        package init(parsing text: String) throws(LocationError) {
             let text = text.trimmingCharacters(in: .whitespaces)
             var host = text
             var portText: Substring?
@@ -52,27 +52,27 @@ public struct GPSDLocation: LocationSource {
             self.init(host: host, port: port)
         }
 
-        public var description: String {
+        package var description: String {
             host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         }
     }
 
-    public var endpoint: Endpoint
-    public var timeout: TimeInterval
-    public var filter: QualityFilter
+    package var endpoint: Endpoint
+    package var timeout: TimeInterval
+    package var filter: QualityFilter
     /// Resolves a gpsd host given by name (a seam for tests); the lookup counts against `timeout`.
     var resolver: NameLookup.Resolver = NameLookup.system
 
-    public static let defaultTimeout: TimeInterval = 30
+    package static let defaultTimeout: TimeInterval = 30
 
-    public init(endpoint: Endpoint = .default, timeout: TimeInterval = GPSDLocation.defaultTimeout,
+    package init(endpoint: Endpoint = .default, timeout: TimeInterval = GPSDLocation.defaultTimeout,
                 filter: QualityFilter = QualityFilter()) {
         self.endpoint = endpoint
         self.timeout = timeout
         self.filter = filter
     }
 
-    public func currentFix() async throws -> Fix {
+    package func currentFix() async throws -> Fix {
         let start = Date()
         let deadline = start.addingTimeInterval(timeout)
         // The name lookup and the socket wait each block; both run on threads of their own, so

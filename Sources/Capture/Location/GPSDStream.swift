@@ -9,8 +9,8 @@ import Network
 /// gpsd's report stream, followed for as long as the caller wants: every fix, in order, through
 /// the quality filter; the connection re-made with capped backoff whenever gpsd goes away
 /// (stopped, restarted, not yet started).
-public struct GPSDStream: Sendable {
-    public enum Event: Sendable, Equatable {
+package struct GPSDStream: Sendable {
+    package enum Event: Sendable, Equatable {
         case connected(endpoint: String)
         /// The connection failed or ended; the next attempt comes after `retryIn` seconds.
         case lost(LocationError, retryIn: TimeInterval)
@@ -23,27 +23,27 @@ public struct GPSDStream: Sendable {
         case clockAgrees
     }
 
-    public var endpoint: GPSDLocation.Endpoint
-    public var filter: QualityFilter
+    package var endpoint: GPSDLocation.Endpoint
+    package var filter: QualityFilter
     /// Bounds connecting and the host lookup; reading waits as long as gpsd is connected.
-    public var connectTimeout: TimeInterval
-    public var backoff: Backoff
+    package var connectTimeout: TimeInterval
+    package var backoff: Backoff
 
     /// 1 s, doubling to 30 s: a restarted gpsd is found again within seconds, a missing one
     /// costs one attempt every half minute.
-    public struct Backoff: Sendable, Equatable {
-        public var first: TimeInterval = 1
-        public var cap: TimeInterval = 30
-        public init(first: TimeInterval = 1, cap: TimeInterval = 30) {
+    package struct Backoff: Sendable, Equatable {
+        package var first: TimeInterval = 1
+        package var cap: TimeInterval = 30
+        package init(first: TimeInterval = 1, cap: TimeInterval = 30) {
             self.first = first
             self.cap = cap
         }
-        public func delay(afterFailures failures: Int) -> TimeInterval {
+        package func delay(afterFailures failures: Int) -> TimeInterval {
             min(cap, first * pow(2, Double(max(0, failures - 1))))
         }
     }
 
-    public init(endpoint: GPSDLocation.Endpoint, filter: QualityFilter, connectTimeout: TimeInterval = 10,
+    package init(endpoint: GPSDLocation.Endpoint, filter: QualityFilter, connectTimeout: TimeInterval = 10,
                 backoff: Backoff = Backoff()) {
         self.endpoint = endpoint
         self.filter = filter
@@ -53,7 +53,7 @@ public struct GPSDStream: Sendable {
 
     /// The events, until the consuming task stops iterating (or is cancelled). The socket waits on
     /// a thread of its own (`BlockingCall`), woken through a pipe when the stream ends.
-    public func events() -> AsyncStream<Event> {
+    package func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1024))
         guard let wake = WakePipe() else {
             continuation.yield(.lost(.gpsdUnreachable(endpoint: endpoint.description, detail: "cannot create a pipe"), retryIn: 0))
@@ -164,18 +164,18 @@ extension GPSDSession {
 ///
 /// GPS time behind the clock is not corrected: the fix may be stale, or the receiver's date
 /// wrong; those fixes are refused as too old, as before, and `watch` says why once.
-public struct GPSClockCheck: Sendable, Equatable {
+package struct GPSClockCheck: Sendable, Equatable {
     /// How far GPS time is ahead of the system clock, while it is.
-    public private(set) var clockBehind: TimeInterval?
+    package private(set) var clockBehind: TimeInterval?
     /// Fixes refused as too old in a row under the correction: after `relearnAfter`, the
     /// offset came from a fix stamped too far ahead and is learned again.
     private var staleInARow = 0
     static let relearnAfter = 10
 
-    public init() {}
+    package init() {}
 
     /// The events for `fix` seen at `now`: the verdict, after a change of the clock's state.
-    public mutating func judge(_ fix: Fix, now: Date, filter: QualityFilter) -> [GPSDStream.Event] {
+    package mutating func judge(_ fix: Fix, now: Date, filter: QualityFilter) -> [GPSDStream.Event] {
         let ahead = fix.timestamp.timeIntervalSince(now)
         var events: [GPSDStream.Event] = []
         guard ahead > QualityFilter.clockDisagreement else {

@@ -3,7 +3,7 @@ import Support
 import Configuration
 import Network
 
-public enum LocationError: ENLogError, Equatable {
+package enum LocationError: ENLogError, Equatable {
     case nonFiniteCoordinate(name: String, value: Double)
     case latitudeOutOfRange(Double)
     case longitudeOutOfRange(Double)
@@ -42,7 +42,7 @@ public enum LocationError: ENLogError, Equatable {
                              best: Fix, rejection: QualityFilter.Rejection)
 
     /// One line whatever it quotes: a sentence's field, a gpsd address, `--at` text.
-    public var reason: String { TerminalText.oneLine(unflattenedReason) }
+    package var reason: String { TerminalText.oneLine(unflattenedReason) }
 
     private var unflattenedReason: String {
         switch self {
@@ -101,7 +101,7 @@ public enum LocationError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .nonFiniteCoordinate, .latitudeOutOfRange, .longitudeOutOfRange:
             return "give decimal degrees, latitude first: e.g. 48.8584,2.2945"
@@ -150,7 +150,7 @@ public enum LocationError: ENLogError, Equatable {
 }
 
 extension LocationError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .nmeaLogUnreadable: return .noInput
         case .invalidGPSDEndpoint: return .usage

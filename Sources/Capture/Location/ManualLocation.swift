@@ -4,14 +4,14 @@ import Configuration
 import Network
 
 /// A position typed by the user as `LAT,LON[,ALT]` in decimal degrees (altitude in metres).
-public struct ManualLocation: LocationSource {
-    public let latitude: Double
-    public let longitude: Double
-    public let altitude: Double?
-    public let horizontalAccuracy: Double?
+package struct ManualLocation: LocationSource {
+    package let latitude: Double
+    package let longitude: Double
+    package let altitude: Double?
+    package let horizontalAccuracy: Double?
 
     /// Parses eagerly so that a typo is reported before any other work is done.
-    public init(_ text: String, horizontalAccuracy: Double? = nil) throws(LocationError) {
+    package init(_ text: String, horizontalAccuracy: Double? = nil) throws(LocationError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         func fail(_ problem: String) -> LocationError {
@@ -51,13 +51,13 @@ public struct ManualLocation: LocationSource {
 
     /// The position now, by the system clock; a clock outside the times a fix may have (a
     /// machine without a battery-backed clock, at 1970 before NTP) is named as the problem.
-    public func currentFix() async throws -> Fix {
+    package func currentFix() async throws -> Fix {
         let now = Date()
         guard Fix.Limits.time.contains(now) else { throw LocationError.systemClockWrong(now) }
         return try fix(at: now)
     }
 
-    public func fix(at timestamp: Date) throws(LocationError) -> Fix {
+    package func fix(at timestamp: Date) throws(LocationError) -> Fix {
         try Fix(latitude: latitude, longitude: longitude, altitude: altitude,
                 horizontalAccuracy: horizontalAccuracy, timestamp: timestamp, source: .manual)
     }

@@ -18,17 +18,17 @@ import Network
 ///   epoch being read; its "no fix" mode is the next cycle's and never undoes a timed fix.
 /// - Only RMC and ZDA carry a date; it is carried to the epochs around them, rolling over at
 ///   midnight. Fixes seen before the first date wait for it (a log without any yields none).
-public struct NMEAFixReader: Sendable {
-    public private(set) var statistics = NMEALogStatistics()
+package struct NMEAFixReader: Sendable {
+    package private(set) var statistics = NMEALogStatistics()
     private var current: Epoch?
     private var dating = Dating()
     /// The last epoch with a valid position, dated or not (for errors and comparisons).
     private(set) var lastValidEpoch: Epoch?
 
-    public init() {}
+    package init() {}
 
     /// Reads one line (without or with its line ending) and returns the fixes it completed.
-    public mutating func read(line: some Collection<UInt8>) -> [Fix] {
+    package mutating func read(line: some Collection<UInt8>) -> [Fix] {
         statistics.lines += 1
         let lineNumber = statistics.lines
         switch NMEALine(ArraySlice(line)) {
@@ -48,7 +48,7 @@ public struct NMEAFixReader: Sendable {
     }
 
     /// The fixes still held at the end of the input: the last epoch.
-    public mutating func finish() -> [Fix] {
+    package mutating func finish() -> [Fix] {
         guard let last = current else { return [] }
         current = nil
         return close(last)
@@ -132,35 +132,35 @@ public struct NMEAFixReader: Sendable {
 }
 
 /// What a reader saw, by kind, to explain a log that gives no fix.
-public struct NMEALogStatistics: Sendable, Equatable {
-    public struct Problem: Sendable, Equatable {
-        public var line: Int
-        public var problem: String
+package struct NMEALogStatistics: Sendable, Equatable {
+    package struct Problem: Sendable, Equatable {
+        package var line: Int
+        package var problem: String
     }
 
-    public var lines = 0
+    package var lines = 0
     /// Sentences whose checksum matched.
-    public var sentences = 0
-    public var badChecksums = 0
-    public var firstBadChecksumLine: Int?
+    package var sentences = 0
+    package var badChecksums = 0
+    package var firstBadChecksumLine: Int?
     /// Lines holding no sentence (fragments, junk before a `$`).
-    public var noiseLines = 0
+    package var noiseLines = 0
     /// Sentences of types enlog does not read, by address (`GPGSV`, `PERC`, `AIVDM`…).
-    public var unreadSentences: [String: Int] = [:]
+    package var unreadSentences: [String: Int] = [:]
     /// Sentences with a matching checksum but impossible content (a latitude of 99°).
-    public var invalidSentences = 0
-    public var firstInvalidSentence: Problem?
+    package var invalidSentences = 0
+    package var firstInvalidSentence: Problem?
     /// GGA, RMC, GLL and GNS sentences read, and how many of them reported a fix.
-    public var positionSentences = 0
-    public var positionSentencesWithFix = 0
+    package var positionSentences = 0
+    package var positionSentencesWithFix = 0
     /// Epochs with a valid position, and how many of them became dated fixes.
-    public var validEpochs = 0
+    package var validEpochs = 0
     /// Dated epochs whose values no fix may hold (`Fix.Limits`), counted among the invalid too.
-    public var refusedFixes = 0
-    public var fixes = 0
+    package var refusedFixes = 0
+    package var fixes = 0
 
     /// The unread sentence kinds, most frequent first: "PERC 34, GPGSV 5".
-    public var unreadSummary: String {
+    package var unreadSummary: String {
         unreadSentences.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
             .prefix(5).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }

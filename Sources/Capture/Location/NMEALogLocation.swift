@@ -13,25 +13,25 @@ import Network
 /// Lines are read by `NMEAFixReader` (GGA, RMC, GLL, GNS of any talker, with GSA, GST and ZDA when
 /// present): sentences with a bad or missing checksum or impossible values are skipped, never
 /// trusted, and the fix is the last epoch the receiver called valid.
-public struct NMEALogLocation: LocationSource {
-    public let path: String
+package struct NMEALogLocation: LocationSource {
+    package let path: String
 
     /// Metres of horizontal error per unit of HDOP when no GST sentence gives a measured error.
     /// 19 m is what gpsd 3.22 reports as `eph` for the same sentences, so a log read here and the
     /// same log replayed through gpsd meet the quality filter alike.
-    public static let metresPerHDOP = 19.0
+    package static let metresPerHDOP = 19.0
 
     /// The path that means standard input.
-    public static let standardInputPath = "-"
+    package static let standardInputPath = "-"
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// How errors name the input.
     var inputName: String { path == Self.standardInputPath ? "standard input" : path }
 
-    public func currentFix() async throws -> Fix {
+    package func currentFix() async throws -> Fix {
         let path = self.path
         // File reading blocks; keep it off the cooperative pool.
         return try await BlockingCall.run("enlog.nmea", onCancel: .wake {}) { _ in
@@ -39,21 +39,21 @@ public struct NMEALogLocation: LocationSource {
         }
     }
 
-    public func lastFix() throws(LocationError) -> Fix {
+    package func lastFix() throws(LocationError) -> Fix {
         let (fixes, reader) = try readAll()
         guard let last = fixes.last else { throw noFixError(reader) }
         return last
     }
 
     /// Every valid fix in the log, in the log's order.
-    public func fixes() throws(LocationError) -> [Fix] {
+    package func fixes() throws(LocationError) -> [Fix] {
         let (fixes, reader) = try readAll()
         guard !fixes.isEmpty else { throw noFixError(reader) }
         return fixes
     }
 
     /// Every valid fix in `data`, an NMEA log already read (`enlog import`); errors name `path`.
-    public func fixes(in data: some ContiguousBytes) throws(LocationError) -> [Fix] {
+    package func fixes(in data: some ContiguousBytes) throws(LocationError) -> [Fix] {
         let (fixes, reader) = Self.parse(data)
         guard !fixes.isEmpty else { throw noFixError(reader) }
         return fixes

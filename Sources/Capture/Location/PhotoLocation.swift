@@ -5,7 +5,7 @@ import Configuration
 import Network
 
 /// A photo that cannot say where it was taken.
-public enum PhotoError: ENLogError, Equatable {
+package enum PhotoError: ENLogError, Equatable {
     case noGPS(path: String)
     /// GPS tags are there but do not make a position (a latitude without its N/S reference…).
     case badGPS(path: String, detail: String)
@@ -15,7 +15,7 @@ public enum PhotoError: ENLogError, Equatable {
     case unsupportedFormat(path: String)
 
     /// One line whatever the photo holds: a GPS reference tag is the camera's text.
-    public var reason: String {
+    package var reason: String {
         HTTPText.oneLine(unflattenedReason, limit: 1000)
     }
 
@@ -32,7 +32,7 @@ public enum PhotoError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .noGPS, .badGPS, .unsupportedFormat:
             return "give the place with --at LAT,LON and attach the photo with --attach; nothing was stored"
@@ -40,24 +40,24 @@ public enum PhotoError: ENLogError, Equatable {
         }
     }
 
-    public var category: ErrorCategory { .badLocation }
+    package var category: ErrorCategory { .badLocation }
 }
 
 /// What a photo's EXIF tags say about where and when it was taken.
-public struct PhotoPosition: Sendable, Equatable {
+package struct PhotoPosition: Sendable, Equatable {
     /// Position, altitude and accuracy from the GPS tags; its time is the GPS time (UTC) when the
     /// photo has one, else the time it was taken.
-    public var fix: Fix
+    package var fix: Fix
     /// `DateTimeOriginal` with its `OffsetTimeOriginal`; nil without an offset, since a camera's
     /// local time without its zone is no moment.
-    public var takenAt: Date?
+    package var takenAt: Date?
 
     /// Reads the GPS IFD through libexif (from a JPEG's APP1, a TIFF's own IFDs, or a PNG's
     /// eXIf chunk): `GPSLatitude`/`GPSLongitude` with their N/S and E/W
     /// references, `GPSAltitude` with its above/below reference, `GPSDateStamp` + `GPSTimeStamp`,
     /// `GPSHPositioningError` or else `GPSDOP` (× `NMEALogLocation.metresPerHDOP`, as gpsd) as
     /// the accuracy.
-    public init(photo bytes: [UInt8], path: String) throws(PhotoError) {
+    package init(photo bytes: [UInt8], path: String) throws(PhotoError) {
         guard let data = exif_data_new() else { throw .noGPS(path: path) }
         defer { exif_data_unref(data) }
         // Keep tags this libexif does not name, so a newer camera's tags are still read.
@@ -123,7 +123,7 @@ public struct PhotoPosition: Sendable, Equatable {
     /// The filter's age check measured at the moment the photo was taken, not now: a photo from
     /// last year with a fix taken as the shutter closed is fresh. Without a time of its own the
     /// photo's fix is as old as the photo.
-    public func check(_ filter: QualityFilter, path: String) throws(PhotoError) {
+    package func check(_ filter: QualityFilter, path: String) throws(PhotoError) {
         if let rejection = filter.rejection(of: fix, now: takenAt ?? fix.timestamp) {
             throw .rejected(path: path, rejection: rejection)
         }

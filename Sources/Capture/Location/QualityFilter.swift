@@ -9,14 +9,14 @@ import Network
 /// compared as a `Double` (the original truncated it with integer `abs`, so 15.9 s passed), a
 /// fix from the future is not mistaken for a fresh one, and an unknown or negative accuracy
 /// (CoreLocation's "invalid") is rejected whenever an accuracy limit is set.
-public struct QualityFilter: Sendable, Equatable {
-    public enum Rejection: Sendable, Equatable, CustomStringConvertible {
+package struct QualityFilter: Sendable, Equatable {
+    package enum Rejection: Sendable, Equatable, CustomStringConvertible {
         case tooOld(age: TimeInterval, limit: TimeInterval)
         case fromTheFuture(ahead: TimeInterval, tolerance: TimeInterval)
         case accuracyUnknown(limit: Double)
         case tooInaccurate(accuracy: Double, limit: Double)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .tooOld(age, limit):
                 return String(format: "fix is %.1f s old, limit %.1f s", age, limit)
@@ -36,10 +36,10 @@ public struct QualityFilter: Sendable, Equatable {
     /// Beyond this, a fix's time and the system clock disagree by more than any delay between a
     /// receiver and enlog: one of the two clocks is wrong, and messages say so rather than
     /// calling the fix old or early.
-    public static let clockDisagreement: TimeInterval = 120
+    package static let clockDisagreement: TimeInterval = 120
 
     /// "3601 s", "2.5 h", "56 years": how far apart two clocks are, for a person.
-    public static func span(_ seconds: TimeInterval) -> String {
+    package static func span(_ seconds: TimeInterval) -> String {
         let magnitude = abs(seconds)
         if magnitude < 2 * 3600 { return String(format: "%.0f s", magnitude) }
         if magnitude < 3 * 86400 { return String(format: "%.1f h", magnitude / 3600) }
@@ -48,22 +48,22 @@ public struct QualityFilter: Sendable, Equatable {
     }
 
     /// Oldest acceptable fix in seconds; `nil` accepts any age (e.g. replaying an old log).
-    public var maxAge: TimeInterval?
+    package var maxAge: TimeInterval?
     /// Largest acceptable horizontal uncertainty in metres (the accuracy the fix must at least
     /// have); `nil` accepts any accuracy, including none.
-    public var minAccuracy: Double?
+    package var minAccuracy: Double?
     /// How far ahead of the local clock a fix may be stamped before it is refused: receivers
     /// and hosts disagree by a little, but a fix minutes ahead means a wrong clock somewhere.
-    public var futureTolerance: TimeInterval
+    package var futureTolerance: TimeInterval
 
-    public static let defaultMaxAge: TimeInterval = 15
+    package static let defaultMaxAge: TimeInterval = 15
     /// 40 m: gpsd's accuracy (`eph`) is 19 m × HDOP at 95 % confidence, so this admits an
     /// ordinary receiver's fix up to HDOP 2.1 (docs/configuration.md says why, with sources).
     /// The ancestor app's 10 m needed HDOP 0.52 and refused most fixes of an ordinary receiver.
-    public static let defaultMinAccuracy: Double = 40
-    public static let defaultFutureTolerance: TimeInterval = 2
+    package static let defaultMinAccuracy: Double = 40
+    package static let defaultFutureTolerance: TimeInterval = 2
 
-    public init(
+    package init(
         maxAge: TimeInterval? = QualityFilter.defaultMaxAge,
         minAccuracy: Double? = QualityFilter.defaultMinAccuracy,
         futureTolerance: TimeInterval = QualityFilter.defaultFutureTolerance
@@ -74,10 +74,10 @@ public struct QualityFilter: Sendable, Equatable {
     }
 
     /// Accepts everything: for manual locations, where the user vouches for the position.
-    public static let acceptAll = QualityFilter(maxAge: nil, minAccuracy: nil, futureTolerance: .infinity)
+    package static let acceptAll = QualityFilter(maxAge: nil, minAccuracy: nil, futureTolerance: .infinity)
 
     /// Why `fix` is not acceptable at `now`, or `nil` when it is.
-    public func rejection(of fix: Fix, now: Date = Date()) -> Rejection? {
+    package func rejection(of fix: Fix, now: Date = Date()) -> Rejection? {
         let age = now.timeIntervalSince(fix.timestamp)
         if -age > futureTolerance {
             return .fromTheFuture(ahead: -age, tolerance: futureTolerance)
@@ -96,7 +96,7 @@ public struct QualityFilter: Sendable, Equatable {
         return nil
     }
 
-    public func accepts(_ fix: Fix, now: Date = Date()) -> Bool {
+    package func accepts(_ fix: Fix, now: Date = Date()) -> Bool {
         rejection(of: fix, now: now) == nil
     }
 }

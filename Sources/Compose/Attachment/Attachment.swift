@@ -6,7 +6,7 @@ import Network
 import Capture
 
 /// A file named to `--attach` or `--photo` that cannot go into a note.
-public enum AttachmentError: ENLogError, Equatable {
+package enum AttachmentError: ENLogError, Equatable {
     case missing(path: String)
     /// A directory, a file without read permission, an I/O error: `reason` is the system's.
     case unreadable(path: String, reason: String)
@@ -17,7 +17,7 @@ public enum AttachmentError: ENLogError, Equatable {
     /// The ENML and every file together exceed the note size limit.
     case noteTooLarge(size: Int, limit: Int, largest: String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .missing(let path):
             return "cannot attach \(path): no such file"
@@ -34,14 +34,14 @@ public enum AttachmentError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .missing, .unreadable: return "check the path and its permissions; nothing was stored"
         case .empty, .tooLarge, .tooMany, .noteTooLarge: return "attach fewer or smaller files; nothing was stored"
         }
     }
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .missing, .unreadable: return .noInput
         case .empty, .tooLarge, .tooMany, .noteTooLarge: return .usage
@@ -51,10 +51,10 @@ public enum AttachmentError: ENLogError, Equatable {
 
 /// Files the user puts into a note (`--attach`, `--photo`): read whole, typed by their content,
 /// checked against Evernote's limits before anything is stored.
-public enum Attachments {
+package enum Attachments {
     /// One file as a resource of the note: MD5, MIME type from libmagic, the size of an image,
     /// its base name. Refused before it is read when it is already over the size limit.
-    public static func load(_ path: String) throws(AttachmentError) -> NoteResource {
+    package static func load(_ path: String) throws(AttachmentError) -> NoteResource {
         let bytes: [UInt8]
         do {
             // A FIFO or device could be endless: only regular files are files to attach.
@@ -75,7 +75,7 @@ public enum Attachments {
 
     /// Several files, in order; the same content named twice is carried once (a note holds one
     /// resource per hash).
-    public static func load(_ paths: [String]) throws(AttachmentError) -> [NoteResource] {
+    package static func load(_ paths: [String]) throws(AttachmentError) -> [NoteResource] {
         var resources: [NoteResource] = []
         for path in paths { resources.append(try load(path)) }
         resources = unique(resources)
@@ -84,14 +84,14 @@ public enum Attachments {
     }
 
     /// The first of each content: a note holds one resource per hash.
-    public static func unique(_ files: [NoteResource]) -> [NoteResource] {
+    package static func unique(_ files: [NoteResource]) -> [NoteResource] {
         var seen = Set<String>()
         return files.filter { seen.insert($0.hash).inserted }
     }
 
     /// Evernote's per-note limits for the rendered note with all its resources (the map too):
     /// checked before the note is stored, so a note the service would refuse is never queued.
-    public static func checkNote(content: String, resources: [NoteResource]) throws(AttachmentError) {
+    package static func checkNote(content: String, resources: [NoteResource]) throws(AttachmentError) {
         if resources.count > ResourceLimits.resourcesPerNoteMax {
             throw .tooMany(count: resources.filter(\.userFile).count, limit: ResourceLimits.resourcesPerNoteMax)
         }

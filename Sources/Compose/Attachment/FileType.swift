@@ -9,9 +9,9 @@ import Capture
 
 /// A file's MIME type from its content, through libmagic (the database file(1) uses), never from
 /// its name: `receipt.pdf` holding a JPEG is `image/jpeg`.
-public enum FileType {
+package enum FileType {
     /// What nothing more specific is known about (libmagic's own answer for unknown bytes).
-    public static let unknown = "application/octet-stream"
+    package static let unknown = "application/octet-stream"
 
     /// One libmagic cookie for the process: loading the database costs a few milliseconds, and a
     /// cookie is not safe to use from two threads at once, hence the lock.
@@ -19,7 +19,7 @@ public enum FileType {
 
     /// The MIME type of `bytes` ("image/png", "application/pdf", "text/plain"…); `unknown` when
     /// libmagic cannot be used (no database installed), which uploads the file all the same.
-    public static func mimeType(of bytes: some ContiguousBytes) -> String {
+    package static func mimeType(of bytes: some ContiguousBytes) -> String {
         cookie.withLock { cookie in
             guard let handle = cookie?.handle else { return unknown }
             let answer = bytes.withUnsafeBytes { buffer -> String? in

@@ -6,17 +6,17 @@ import Capture
 /// An image's size in pixels read from its header, for the resource's `width`/`height` (Evernote
 /// lays the note out with them before the image arrives). Only the formats Evernote shows inline
 /// in a note: PNG, JPEG and GIF; anything else, or a header that does not parse, is nil.
-public struct ImageSize: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
+package struct ImageSize: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
 
     /// The size of an image of MIME type `mime` (as libmagic named it).
-    public init?(_ bytes: [UInt8], mime: String) {
+    package init?(_ bytes: [UInt8], mime: String) {
         let found: ImageSize?
         switch mime {
         case "image/png": found = Self.png(bytes)

@@ -7,7 +7,7 @@ import Capture
 
 extension ResourceLimits {
     /// Throws when the note's resources break one of the limits, naming which.
-    public static func check(_ resources: [NoteResource], content: String) throws(ResourceLimitError) {
+    package static func check(_ resources: [NoteResource], content: String) throws(ResourceLimitError) {
         if resources.count > resourcesPerNoteMax {
             throw ResourceLimitError(detail: "\(counted(resources.count, "resource")), at most \(resourcesPerNoteMax) per note (EDAM_NOTE_RESOURCES_MAX)")
         }

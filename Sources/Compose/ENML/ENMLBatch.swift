@@ -7,7 +7,7 @@ import Network
 import Capture
 
 /// A document to validate: a file, or standard input (`-` on the command line).
-public enum ENMLSource: Sendable, Equatable {
+package enum ENMLSource: Sendable, Equatable {
     case file(String)
     /// A file found in a directory whose name is not UTF-8 (a Latin-1 name from an old archive):
     /// kept as the bytes the file system gave, so it can still be opened.
@@ -16,7 +16,7 @@ public enum ENMLSource: Sendable, Equatable {
 
     /// The path as a terminal can show it: control characters and bytes that are not UTF-8 are
     /// written as `\xNN`, so a name cannot move the cursor, clear the screen or forge a line.
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .file(let path): return TerminalText.escaped(path)
         case .undecodableFile(let bytes): return TerminalText.escaped(bytes)
@@ -25,7 +25,7 @@ public enum ENMLSource: Sendable, Equatable {
     }
 
     /// The path for a JSON consumer, whose strings carry any Unicode text unharmed.
-    public var jsonName: String {
+    package var jsonName: String {
         switch self {
         case .file(let path): return path
         case .undecodableFile, .standardInput: return displayName
@@ -34,42 +34,42 @@ public enum ENMLSource: Sendable, Equatable {
 }
 
 /// Why a path given on the command line yielded no document.
-public struct ENMLInputError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
+package struct ENMLInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var path: String
+    package var reason: String
 
-    public var description: String { "\(TerminalText.escaped(path)): error: \(reason)" }
+    package var description: String { "\(TerminalText.escaped(path)): error: \(reason)" }
 }
 
 /// The outcome for one source: its report, or the reason it could not be read.
-public struct ENMLFileResult: Sendable, Equatable {
-    public var source: ENMLSource
-    public var outcome: Result<ENMLReport, ENMLInputError>
+package struct ENMLFileResult: Sendable, Equatable {
+    package var source: ENMLSource
+    package var outcome: Result<ENMLReport, ENMLInputError>
 
     /// The path as printed on a terminal (escaped).
-    public var path: String { source.displayName }
-    public var isValid: Bool { (try? outcome.get())?.isValid ?? false }
+    package var path: String { source.displayName }
+    package var isValid: Bool { (try? outcome.get())?.isValid ?? false }
 }
 
 /// Validates many documents at once on every core, one document per worker at a time, so memory
 /// stays bounded by the few documents in flight rather than by the number of files.
-public struct ENMLBatchValidator: Sendable {
-    public static let fileExtension = "enml"
+package struct ENMLBatchValidator: Sendable {
+    package static let fileExtension = "enml"
     private let validator: ENMLValidator
 
-    public init(validator: ENMLValidator = ENMLValidator()) {
+    package init(validator: ENMLValidator = ENMLValidator()) {
         self.validator = validator
     }
 
     /// Turns command-line paths into sources: `-` is standard input, a directory stands for every
     /// `*.enml` below it (sorted), anything else is a file. Paths that name nothing are kept as errors.
-    public static func sources(for paths: [String]) -> [Result<ENMLSource, ENMLInputError>] {
+    package static func sources(for paths: [String]) -> [Result<ENMLSource, ENMLInputError>] {
         sources(forPathBytes: paths.map { Array($0.utf8) })
     }
 
     /// As `sources(for:)`, the paths as the file system spells them (not necessarily UTF-8:
     /// such a name is opened by its bytes and shown with the bad ones as `\xNN`).
-    public static func sources(forPathBytes paths: [[UInt8]]) -> [Result<ENMLSource, ENMLInputError>] {
+    package static func sources(forPathBytes paths: [[UInt8]]) -> [Result<ENMLSource, ENMLInputError>] {
         paths.flatMap { bytes -> [Result<ENMLSource, ENMLInputError>] in
             if bytes == [UInt8(ascii: "-")] { return [.success(.standardInput)] }
             let named = String(validating: bytes, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(bytes)
@@ -140,12 +140,12 @@ public struct ENMLBatchValidator: Sendable {
     }
 
     /// Validates what command-line paths name, in their order; paths naming nothing keep their error.
-    public func validate(paths: [String]) -> [ENMLFileResult] {
+    package func validate(paths: [String]) -> [ENMLFileResult] {
         validate(pathBytes: paths.map { Array($0.utf8) })
     }
 
     /// As `validate(paths:)`, the paths as bytes (`sources(forPathBytes:)`).
-    public func validate(pathBytes paths: [[UInt8]]) -> [ENMLFileResult] {
+    package func validate(pathBytes paths: [[UInt8]]) -> [ENMLFileResult] {
         let resolved = Self.sources(forPathBytes: paths)
         let readable = resolved.compactMap { try? $0.get() }
         var validated = validate(readable).makeIterator()
@@ -158,7 +158,7 @@ public struct ENMLBatchValidator: Sendable {
     }
 
     /// Validates every source; results come back in the order given.
-    public func validate(_ sources: [ENMLSource]) -> [ENMLFileResult] {
+    package func validate(_ sources: [ENMLSource]) -> [ENMLFileResult] {
         // Standard input can be read only once, and only from here.
         let stdinData = sources.contains(.standardInput)
             ? Result { () throws(FileBytes.ReadError) in try FileBytes.readStandardInput(limit: .enmlNote) }

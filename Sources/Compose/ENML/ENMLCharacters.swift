@@ -10,13 +10,13 @@ import Capture
 ///
 /// The validator's byte scan and the cleaning of text from outside (geocoder answers, settings)
 /// share this one rule, so what the renderer lets through is what the validator accepts.
-public enum ENMLCharacters {
+package enum ENMLCharacters {
     /// C0 controls but tab, LF and CR; DEL; C1 controls.
     static func isForbiddenControl(_ value: UInt32) -> Bool {
         (value < 0x20 && value != 0x09 && value != 0x0A && value != 0x0D) || (0x7F...0x9F).contains(value)
     }
 
-    public static func canCarry(_ scalar: Unicode.Scalar) -> Bool {
+    package static func canCarry(_ scalar: Unicode.Scalar) -> Bool {
         // Swift scalars are never surrogates, so XML's surrogate gap needs no test here; text
         // decoded from bytes with an unpaired surrogate already holds U+FFFD in its place.
         !isForbiddenControl(scalar.value) && !scalar.properties.isNoncharacterCodePoint
@@ -24,7 +24,7 @@ public enum ENMLCharacters {
 
     /// `text` without the characters a note cannot carry. Forbidden line controls (VT, FF, NEL)
     /// become a space, so that words on either side stay apart; the rest are dropped.
-    public static func cleaned(_ text: String) -> String {
+    package static func cleaned(_ text: String) -> String {
         guard !text.unicodeScalars.allSatisfy(canCarry) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -40,7 +40,7 @@ public enum ENMLCharacters {
     /// `text` cleaned and made XML character data, fit for an element or a quoted attribute.
     /// Scalar by scalar: a `<` that a combining mark follows is one `Character` with it, so an
     /// escaping that compares Characters (as swift-mustache's does) lets it through unescaped.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in cleaned(text).unicodeScalars {
             switch scalar {

@@ -4,14 +4,14 @@ import Configuration
 import Network
 import Capture
 /// One problem found in an ENML document, positioned like a compiler diagnostic.
-public struct ENMLDiagnostic: Sendable, Equatable, Codable {
-    public enum Severity: String, Sendable, Codable {
+package struct ENMLDiagnostic: Sendable, Equatable, Codable {
+    package enum Severity: String, Sendable, Codable {
         case error
         case warning
     }
 
     /// Stable identifiers for each kind of problem, usable by scripts (`--json`) and tests.
-    public enum Code: String, Sendable, Codable, CaseIterable {
+    package enum Code: String, Sendable, Codable, CaseIterable {
         /// The document is not well-formed XML (libxml2 parser error).
         case xmlSyntax = "xml-syntax"
         /// The document breaks the ENML 2 DTD (libxml2 validity error).
@@ -30,14 +30,14 @@ public struct ENMLDiagnostic: Sendable, Equatable, Codable {
         case mediaType = "media-type"
     }
 
-    public var severity: Severity
-    public var line: Int
+    package var severity: Severity
+    package var line: Int
     /// 1-based character column; 0 where libxml2 gives no column.
-    public var column: Int
-    public var code: Code
-    public var message: String
+    package var column: Int
+    package var code: Code
+    package var message: String
 
-    public init(severity: Severity = .error, line: Int, column: Int, code: Code, message: String) {
+    package init(severity: Severity = .error, line: Int, column: Int, code: Code, message: String) {
         self.severity = severity
         self.line = line
         self.column = column
@@ -47,13 +47,13 @@ public struct ENMLDiagnostic: Sendable, Equatable, Codable {
 }
 
 /// The verdict on one document.
-public struct ENMLReport: Sendable, Equatable {
-    public var diagnostics: [ENMLDiagnostic]
+package struct ENMLReport: Sendable, Equatable {
+    package var diagnostics: [ENMLDiagnostic]
 
-    public init(diagnostics: [ENMLDiagnostic]) {
+    package init(diagnostics: [ENMLDiagnostic]) {
         self.diagnostics = diagnostics
     }
 
-    public var isValid: Bool { !diagnostics.contains { $0.severity == .error } }
-    public var errors: [ENMLDiagnostic] { diagnostics.filter { $0.severity == .error } }
+    package var isValid: Bool { !diagnostics.contains { $0.severity == .error } }
+    package var errors: [ENMLDiagnostic] { diagnostics.filter { $0.severity == .error } }
 }

@@ -7,9 +7,9 @@ import Capture
 
 /// How validation results are shown: compiler-style lines for people and editors, or one JSON
 /// document for scripts.
-public enum ENMLReportFormat {
+package enum ENMLReportFormat {
     /// `PATH:LINE:COL: error: MESSAGE`, one line per problem (messages never span lines).
-    public static func compilerLines(for result: ENMLFileResult) -> [String] {
+    package static func compilerLines(for result: ENMLFileResult) -> [String] {
         switch result.outcome {
         case .failure(let error):
             return [error.description]
@@ -21,7 +21,7 @@ public enum ENMLReportFormat {
         }
     }
 
-    public static func json(for results: [ENMLFileResult]) throws -> String {
+    package static func json(for results: [ENMLFileResult]) throws -> String {
         let files = results.map(JSONFile.init)
         let document = JSONDocument(valid: results.allSatisfy(\.isValid), files: files)
         return try JSONOutput.encode(document)

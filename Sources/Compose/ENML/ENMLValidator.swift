@@ -11,8 +11,8 @@ import Capture
 /// then the rules the DTD cannot express are applied.
 ///
 /// Each call is synchronous and self-contained, so any number of threads may validate at once.
-public struct ENMLValidator: Sendable {
-    public enum Rules: Sendable {
+package struct ENMLValidator: Sendable {
+    package enum Rules: Sendable {
         /// Everything the service checks: the DTD and the rules beyond it.
         case evernote
         /// Only what a validating XML parser checks with the ENML DTD (what `xmllint --valid`
@@ -20,23 +20,23 @@ public struct ENMLValidator: Sendable {
         case dtdOnly
     }
 
-    public let rules: Rules
+    package let rules: Rules
 
-    public init(rules: Rules = .evernote) {
+    package init(rules: Rules = .evernote) {
         self.rules = rules
         _ = ENMLDTD.installed
     }
 
-    public func validate(_ text: String) -> ENMLReport {
+    package func validate(_ text: String) -> ENMLReport {
         var text = text
         return text.withUTF8 { validate(bytes: $0) }
     }
 
-    public func validate(_ data: Data) -> ENMLReport {
+    package func validate(_ data: Data) -> ENMLReport {
         data.withUnsafeBytes { validate(bytes: $0.bindMemory(to: UInt8.self)) }
     }
 
-    public func validate(bytes: UnsafeBufferPointer<UInt8>) -> ENMLReport {
+    package func validate(bytes: UnsafeBufferPointer<UInt8>) -> ENMLReport {
         guard !bytes.isEmpty else {
             // libxml2 cannot even create a parser for zero bytes (it says "out of memory").
             return ENMLReport(diagnostics: [ENMLDiagnostic(

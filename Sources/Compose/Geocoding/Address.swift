@@ -10,28 +10,28 @@ import Capture
 /// Every text field is one line (control characters and line breaks become spaces, runs of
 /// white space collapse) and is `nil` rather than empty when the reply lacks it, so nothing
 /// can ever print as "(null)" or leave a dangling separator.
-public struct Address: Sendable, Equatable, Codable {
+package struct Address: Sendable, Equatable, Codable {
     /// Nominatim's full `display_name` (comma-separated, most specific first).
-    public var displayName: String?
+    package var displayName: String?
     /// The named object at the point: the reply's `name`, else its amenity/building/shop/… entry.
-    public var placeName: String?
-    public var houseNumber: String?
-    public var road: String?
+    package var placeName: String?
+    package var houseNumber: String?
+    package var road: String?
     /// suburb, else quarter, neighbourhood, city_district, borough, city_block.
-    public var suburb: String?
+    package var suburb: String?
     /// city, else town, village, municipality, hamlet.
-    public var city: String?
-    public var county: String?
+    package var city: String?
+    package var county: String?
     /// state, else province, region, state_district.
-    public var state: String?
-    public var postcode: String?
-    public var country: String?
+    package var state: String?
+    package var postcode: String?
+    package var country: String?
     /// ISO 3166-1 alpha-2, lowercase ("jp", "fr").
-    public var countryCode: String?
+    package var countryCode: String?
     /// Every string entry of the reply's `address` object, cleaned as above.
-    public var components: [String: String]
+    package var components: [String: String]
 
-    public init(displayName: String? = nil, placeName: String? = nil, houseNumber: String? = nil,
+    package init(displayName: String? = nil, placeName: String? = nil, houseNumber: String? = nil,
                 road: String? = nil, suburb: String? = nil, city: String? = nil, county: String? = nil,
                 state: String? = nil, postcode: String? = nil, country: String? = nil,
                 countryCode: String? = nil, components: [String: String] = [:]) {
@@ -51,7 +51,7 @@ public struct Address: Sendable, Equatable, Codable {
     }
 
     /// True when the address carries nothing to show.
-    public var isEmpty: Bool { formatted.isEmpty }
+    package var isEmpty: Bool { formatted.isEmpty }
 
     /// One line for titles and notes: *region, city, place* joined with ", ".
     ///
@@ -67,7 +67,7 @@ public struct Address: Sendable, Equatable, Codable {
     /// Missing parts are left out, and a part equal to an earlier one (Tokyo, Tokyo; Berlin,
     /// Berlin) is not repeated. When no part is known, the result is `displayName`, and when
     /// that is missing too, the empty string.
-    public var formatted: String {
+    package var formatted: String {
         var parts: [String] = []
         func add(_ part: String?) {
             guard let part, !part.isEmpty else { return }
@@ -82,7 +82,7 @@ public struct Address: Sendable, Equatable, Codable {
     }
 
     /// The road with its house number in the local order, or just the road; `nil` without a road.
-    public var streetLine: String? {
+    package var streetLine: String? {
         guard let road else { return nil }
         guard let houseNumber else { return road }
         if let countryCode, Self.numberFirstCountries.contains(countryCode) {
@@ -93,7 +93,7 @@ public struct Address: Sendable, Equatable, Codable {
 
     /// Countries whose addresses put the house number before the street name ("10 Rue de
     /// Rivoli", "1600 Pennsylvania Avenue NW"); elsewhere it follows ("Unter den Linden 77").
-    public static let numberFirstCountries: Set<String> = [
+    package static let numberFirstCountries: Set<String> = [
         "us", "ca", "gb", "ie", "fr", "au", "nz", "za", "lu", "mc", "in", "ph", "sg", "my",
         "il", "sa", "ae", "th", "hk", "pr", "gu", "vi", "as", "mp", "jm", "tt", "bs", "bb",
     ]
@@ -111,7 +111,7 @@ extension Address {
     static let stateKeys = ["state", "province", "region", "state_district"]
 
     /// Builds an address from the `address` object of a reply, its `name` and `display_name`.
-    public init(nominatimComponents raw: [String: String], name: String? = nil, displayName: String? = nil) {
+    package init(nominatimComponents raw: [String: String], name: String? = nil, displayName: String? = nil) {
         let address = raw.compactMapValues(AddressText.oneLine)
         func first(_ keys: [String]) -> String? { keys.lazy.compactMap { address[$0] }.first }
         let topName = name.flatMap(AddressText.oneLine)

@@ -3,7 +3,7 @@ import Foundation
 /// Where the geocoder reserves its turn to ask the service: a time shared by every enlog process
 /// on the machine, so that together they stay within the service's rate limit. The outbox keeps
 /// it (`GeocodeCache`); the geocoder sits below the outbox in the flow and sees only this.
-public protocol GeocodeRequestSlots: Sendable {
+package protocol GeocodeRequestSlots: Sendable {
     /// The time the next request may start, at least `minimumInterval` after the previous one,
     /// reserved for the caller. Throws `GeocodingError.rateLimited` when that would be after
     /// `latestStart`, and the store's own error when it fails.
@@ -12,7 +12,7 @@ public protocol GeocodeRequestSlots: Sendable {
 
 extension NominatimConfiguration {
     /// The language as requests and cache keys carry it: trimmed, lowercase.
-    public static func normalizedLanguage(_ language: String) -> String {
+    package static func normalizedLanguage(_ language: String) -> String {
         language.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 }

@@ -5,7 +5,7 @@ import Network
 import Capture
 /// Why no address could be had for a position. None of these loses a note: `log` stores the
 /// note with coordinates only (`addressPending`) and the sync engine retries before upload.
-public enum GeocodingError: ENLogError, Equatable {
+package enum GeocodingError: ENLogError, Equatable {
     /// No connection to the geocoding service (DNS, connect, TLS, lost connection).
     case unreachable(String)
     /// The time budget (`seconds`) ran out before a reply came.
@@ -22,7 +22,7 @@ public enum GeocodingError: ENLogError, Equatable {
     /// The geocode cache database failed.
     case cache(String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .unreachable(let detail):
             return "the geocoding service is unreachable: \(detail)"
@@ -41,7 +41,7 @@ public enum GeocodingError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         let later = "the note is logged with coordinates only; the address is filled in before upload"
         switch self {
         case .unreachable:
@@ -64,7 +64,7 @@ public enum GeocodingError: ENLogError, Equatable {
     }
 
     /// True when asking again (later) cannot give a different answer for the same position.
-    public var isPermanent: Bool { self == .noAddress }
+    package var isPermanent: Bool { self == .noAddress }
 
     private static func format(_ seconds: Double) -> String {
         let tenths = (seconds * 10).rounded() / 10
@@ -73,7 +73,7 @@ public enum GeocodingError: ENLogError, Equatable {
 }
 
 extension GeocodingError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .httpStatus(let status): return .ofHTTPStatus(status)
         case .unreachable, .timedOut, .noAddress: return .unavailable

@@ -5,27 +5,27 @@ import Configuration
 import Network
 import Capture
 
-public struct NominatimConfiguration: Sendable {
-    public static let defaultBaseURL = "https://nominatim.openstreetmap.org"
-    public static let defaultTimeBudget: Duration = .seconds(3)
+package struct NominatimConfiguration: Sendable {
+    package static let defaultBaseURL = "https://nominatim.openstreetmap.org"
+    package static let defaultTimeBudget: Duration = .seconds(3)
 
     /// Scheme, host and optional path prefix of a Nominatim server, without `/reverse`.
-    public var baseURL: String
+    package var baseURL: String
     /// `accept-language` value ("en", "ja,en"); empty: the server's default (local names).
-    public var language: String
+    package var language: String
     /// An e-mail address or URL identifying the operator, sent in the User-Agent as the
     /// OpenStreetMap usage policy requires.
-    public var contact: String
+    package var contact: String
     /// The most one `address` call may take, waiting for the rate limit included.
-    public var timeBudget: Duration
+    package var timeBudget: Duration
     /// Smallest spacing between the starts of two requests from any enlog process on this
     /// machine. The default, 1.1 s, is OpenStreetMap's one request per second plus a margin for
     /// network jitter, so that the server never sees two requests less than a second apart.
-    public var minimumInterval: Duration
+    package var minimumInterval: Duration
     /// Nominatim detail level; 18 = building.
-    public var zoom: Int
+    package var zoom: Int
 
-    public init(baseURL: String = NominatimConfiguration.defaultBaseURL, language: String, contact: String,
+    package init(baseURL: String = NominatimConfiguration.defaultBaseURL, language: String, contact: String,
                 timeBudget: Duration = NominatimConfiguration.defaultTimeBudget,
                 minimumInterval: Duration = .milliseconds(1100), zoom: Int = 18) {
         self.baseURL = baseURL
@@ -39,12 +39,12 @@ public struct NominatimConfiguration: Sendable {
     /// The spacing `minimumInterval` takes for a server: OpenStreetMap's 1.1 s, except for a
     /// server on this machine (loopback: a Nominatim of one's own, `watch --replay` against a
     /// local one), which nobody else shares and which may be asked as fast as it answers.
-    public static func requestSpacing(for baseURL: String) -> Duration {
+    package static func requestSpacing(for baseURL: String) -> Duration {
         (try? HTTPURLPolicy.check(baseURL, resolve: []))?.isLoopback == true ? .zero : .milliseconds(1100)
     }
 
     /// `enlog/<version> (+<contact>)`, or `enlog/<version>` without a contact.
-    public var userAgent: String {
+    package var userAgent: String {
         let contact = AddressText.oneLine(self.contact) ?? ""
         return contact.isEmpty ? "enlog/\(ENLogVersion.current)" : "enlog/\(ENLogVersion.current) (+\(contact))"
     }
@@ -57,8 +57,8 @@ public struct NominatimConfiguration: Sendable {
 /// Never sends more than one request per `minimumInterval` across all processes sharing the
 /// database: each request first reserves a slot in `geocodeRateLimit`, then waits for it. When
 /// the slot lies beyond the time budget it fails at once with `.rateLimited`.
-public final class NominatimGeocoder: Sendable {
-    public let configuration: NominatimConfiguration
+package final class NominatimGeocoder: Sendable {
+    package let configuration: NominatimConfiguration
     let rateLimit: any GeocodeRequestSlots
     let client: HTTPClient
     let now: @Sendable () -> Date
@@ -68,7 +68,7 @@ public final class NominatimGeocoder: Sendable {
     static let minimumRequestTime: TimeInterval = 0.2
 
     /// - Parameter store: the database holding the shared last-request time (the outbox's).
-    public init(configuration: NominatimConfiguration, store: any GeocodeRequestSlots,
+    package init(configuration: NominatimConfiguration, store: any GeocodeRequestSlots,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.rateLimit = store
@@ -79,20 +79,20 @@ public final class NominatimGeocoder: Sendable {
             userAgent: configuration.userAgent, maxResponseBytes: 1 << 20))
     }
 
-    public func address(latitude: Double, longitude: Double) async throws -> Address {
+    package func address(latitude: Double, longitude: Double) async throws -> Address {
         try await address(latitude: latitude, longitude: longitude, timeBudget: configuration.timeBudget)
     }
 
     /// As `address(latitude:longitude:)`, with this call's own time budget (the sync engine can
     /// afford a longer one than `log`).
-    public func address(latitude: Double, longitude: Double, timeBudget: Duration) async throws -> Address {
+    package func address(latitude: Double, longitude: Double, timeBudget: Duration) async throws -> Address {
         let body = try await fetchReply(latitude: Self.decimalText(latitude), longitude: Self.decimalText(longitude),
                                         timeBudget: timeBudget)
         return try NominatimReply.parse(body)
     }
 
     /// The URL asked for a position given as decimal text.
-    public func requestURL(latitude: String, longitude: String) -> String {
+    package func requestURL(latitude: String, longitude: String) -> String {
         var base = configuration.baseURL
         while base.hasSuffix("/") { base.removeLast() }
         var url = "\(base)/reverse?format=jsonv2&lat=\(latitude)&lon=\(longitude)&zoom=\(configuration.zoom)&addressdetails=1"

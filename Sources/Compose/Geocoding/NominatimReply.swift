@@ -11,10 +11,10 @@ import Capture
 /// (strings), `category`, `type`, `place_rank`, `importance`, `addresstype`, `name`,
 /// `display_name`, `address` (an object of strings: `road`, `city`, `state`, `country_code`, …)
 /// and `boundingbox`. Where nothing is found it is `{"error":"Unable to geocode"}`.
-public enum NominatimReply {
+package enum NominatimReply {
     /// The address in `body`; throws `.noAddress` for Nominatim's "Unable to geocode" answer
     /// or a reply with nothing to show, `.malformedReply` for anything that is not such a reply.
-    public static func parse(_ body: [UInt8]) throws(GeocodingError) -> Address {
+    package static func parse(_ body: [UInt8]) throws(GeocodingError) -> Address {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(body), options: [])

@@ -8,7 +8,7 @@ import Capture
 /// Why no map image could be made. `isRetryable` is what a caller holding a note needs: true
 /// when the same settings may succeed later (offline, tile server down or answering nonsense,
 /// out of time), false when only a change of configuration helps.
-public enum MapError: ENLogError, Equatable {
+package enum MapError: ENLogError, Equatable {
     /// `map.style = none`: no image is wanted.
     case disabled
     /// A setting that cannot work (a tile URL without {z}/{x}/{y}, `static` without a URL…).
@@ -30,14 +30,14 @@ public enum MapError: ENLogError, Equatable {
     case rendering(String)
 
     /// True when trying again later, with the same settings, may succeed.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch self {
         case .unreachable, .httpStatus, .notAnImage, .refusedRedirect, .timedOut, .cancelled: return true
         case .disabled, .invalidSettings, .rendering: return false
         }
     }
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .disabled, .invalidSettings: return .config
         case .unreachable, .timedOut: return .unavailable
@@ -48,7 +48,7 @@ public enum MapError: ENLogError, Equatable {
         }
     }
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .disabled:
             return "no map image is made with map.style = none"
@@ -71,7 +71,7 @@ public enum MapError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .disabled:
             return "set map.style to tiles or static"

@@ -8,27 +8,27 @@ import Network
 import Capture
 
 /// A rendered map: a PNG ready to become an Evernote resource.
-public struct MapImage: Sendable, Equatable {
-    public let png: Data
-    public let width: Int
-    public let height: Int
+package struct MapImage: Sendable, Equatable {
+    package let png: Data
+    package let width: Int
+    package let height: Int
     /// MD5 of `png`, 32 lowercase hex digits: the resource's `bodyHash` and the `en-media` hash.
-    public let md5: String
+    package let md5: String
     /// The position the map shows (as given; the picture clamps it near the poles).
-    public let latitude: Double
-    public let longitude: Double
+    package let latitude: Double
+    package let longitude: Double
     /// Where its images came from.
-    public let statistics: TileStatistics
+    package let statistics: TileStatistics
 
-    public static let mimeType = "image/png"
+    package static let mimeType = "image/png"
 
     /// MD5 as Evernote writes it in `en-media`: 32 lowercase hex digits.
-    public static func md5Hex(_ bytes: some DataProtocol) -> String {
+    package static func md5Hex(_ bytes: some DataProtocol) -> String {
         HexText.lowercase(Insecure.MD5.hash(data: bytes))
     }
 
     /// The raw 16 bytes of the MD5 (EDAM `Data.bodyHash`).
-    public static func md5Bytes(_ bytes: some DataProtocol) -> [UInt8] {
+    package static func md5Bytes(_ bytes: some DataProtocol) -> [UInt8] {
         Array(Insecure.MD5.hash(data: bytes))
     }
 
@@ -50,8 +50,8 @@ public struct MapImage: Sendable, Equatable {
 /// Keep one renderer per process: its memory cache and HTTP connections serve every later map.
 /// It never throws anything but `MapError`; `MapError.isRetryable` tells a caller whether to
 /// keep the note's map pending (offline, server down, out of time) or give it up (settings).
-public final class MapRenderer: Sendable {
-    public let settings: MapSettings
+package final class MapRenderer: Sendable {
+    package let settings: MapSettings
     let fetcher: TileFetcher
     /// The attribution strip once this process has it (drawn, or read from the disk cache).
     private let attribution = Mutex<AttributionStrip?>(nil)
@@ -59,7 +59,7 @@ public final class MapRenderer: Sendable {
     private let caching = Mutex<[Task<Void, Never>]>([])
 
     /// - Parameter warn: told, once, when the disk cache cannot be used (maps still work).
-    public init(settings: MapSettings, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(settings: MapSettings, warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.settings = settings
         let client = HTTPClient(configuration: HTTPConfiguration(
             connectTimeout: .seconds(10), totalTimeout: .seconds(30), userAgent: settings.userAgent,
@@ -72,7 +72,7 @@ public final class MapRenderer: Sendable {
 
     /// The map of a fix, within `budget` (default: `settings.timeBudget`). Cancelling the
     /// calling task stops its downloads; tiles already downloaded stay cached.
-    public func render(_ fix: Fix, budget: Duration? = nil) async throws(MapError) -> MapImage {
+    package func render(_ fix: Fix, budget: Duration? = nil) async throws(MapError) -> MapImage {
         try await render(latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.horizontalAccuracy, budget: budget)
     }
 
@@ -80,14 +80,14 @@ public final class MapRenderer: Sendable {
     /// its cache write (a few milliseconds, now and then a WAL checkpoint): callers overlap it
     /// with their own work and call this before they finish (a process that ends first only
     /// loses the cached copy).
-    public func finishCaching() async {
+    package func finishCaching() async {
         for writing in caching.withLock({ writes in defer { writes = [] }; return writes }) {
             await writing.value
         }
     }
 
     /// - Parameter accuracy: horizontal accuracy in metres, drawn as a circle when known.
-    public func render(latitude: Double, longitude: Double, accuracy: Double? = nil,
+    package func render(latitude: Double, longitude: Double, accuracy: Double? = nil,
                        budget: Duration? = nil) async throws(MapError) -> MapImage {
         if settings.style == .none { throw .disabled }
         if let problem = settings.problem() { throw .invalidSettings(problem) }

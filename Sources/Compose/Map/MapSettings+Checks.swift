@@ -7,7 +7,7 @@ import Capture
 
 extension MapSettings {
     /// What the map's settings require of their values, for `Config` to check when it is read.
-    public static let settingChecks: [Setting: SettingCheck] = [
+    package static let settingChecks: [Setting: SettingCheck] = [
         .mapStyle: { MapStyle(rawValue: $0) == nil ? "must be tiles, static or none" : nil },
         .tileURL: { TileURLTemplate.problem($0) },
     ]

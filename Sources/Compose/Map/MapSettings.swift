@@ -6,7 +6,7 @@ import Network
 import Capture
 
 /// What kind of map image a note gets (`map.style`).
-public enum MapStyle: String, Sendable, CaseIterable {
+package enum MapStyle: String, Sendable, CaseIterable {
     /// Raster tiles from `map.tile_url`, stitched and drawn on by enlog.
     case tiles
     /// One image downloaded from the keyed `note.static_map_url` service.
@@ -16,10 +16,10 @@ public enum MapStyle: String, Sendable, CaseIterable {
 }
 
 /// A raster tile URL such as `https://tile.openstreetmap.org/{z}/{x}/{y}.png`.
-public enum TileURLTemplate {
+package enum TileURLTemplate {
     /// Why `template` cannot be used, or nil when it can. Checked with the same URL policy the
     /// downloads use (https anywhere, http only to loopback), before any request.
-    public static func problem(_ template: String) -> String? {
+    package static func problem(_ template: String) -> String? {
         for placeholder in ["{z}", "{x}", "{y}"] where !template.contains(placeholder) {
             return "must contain {z}, {x} and {y} (e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png), not '\(HTTPURLPolicy.describe(template))…'"
         }
@@ -31,7 +31,7 @@ public enum TileURLTemplate {
         return nil
     }
 
-    public static func url(_ template: String, zoom: Int, x: Int, y: Int) -> String {
+    package static func url(_ template: String, zoom: Int, x: Int, y: Int) -> String {
         template.replacingOccurrences(of: "{z}", with: String(zoom))
             .replacingOccurrences(of: "{x}", with: String(x))
             .replacingOccurrences(of: "{y}", with: String(y))
@@ -40,8 +40,8 @@ public enum TileURLTemplate {
 
 /// The keyed static-map URL (`note.static_map_url`): `{lat}`, `{lon}` and `{key}` filled in.
 /// Shared by the note's `staticMapURL` value and the `static` map style, so both ask for the same image.
-public enum StaticMapURL {
-    public static func expand(_ template: String, latitude: String, longitude: String, key: String?) -> String {
+package enum StaticMapURL {
+    package static func expand(_ template: String, latitude: String, longitude: String, key: String?) -> String {
         template.replacingOccurrences(of: "{lat}", with: latitude)
             .replacingOccurrences(of: "{lon}", with: longitude)
             .replacingOccurrences(of: "{key}", with: queryEscaped(key ?? ""))
@@ -54,35 +54,35 @@ public enum StaticMapURL {
 
 /// Everything that decides how a map is made and fetched, from `[map]` (and the static-map and
 /// contact settings it shares with the note and the geocoder).
-public struct MapSettings: Sendable, Equatable {
-    public var style: MapStyle
-    public var width: Int
-    public var height: Int
+package struct MapSettings: Sendable, Equatable {
+    package var style: MapStyle
+    package var width: Int
+    package var height: Int
     /// 0…19.
-    public var zoom: Int
-    public var tileURL: String
+    package var zoom: Int
+    package var tileURL: String
     /// `note.static_map_url` and its key (a secret: never logged, and cached only under a hash).
-    public var staticMapURL: String?
-    public var staticMapKey: String?
+    package var staticMapURL: String?
+    package var staticMapKey: String?
     /// Sent in the User-Agent, as the OSM tile usage policy asks (`geocoding.contact`).
-    public var contact: String
+    package var contact: String
     /// The SQLite tile cache, or nil for memory only.
-    public var cachePath: String?
+    package var cachePath: String?
     /// Upper bound of the disk cache's tile bytes; least recently used tiles are evicted past it.
-    public var cacheSizeBytes: Int
+    package var cacheSizeBytes: Int
     /// The longest `render` waits by default.
-    public var timeBudget: Duration
+    package var timeBudget: Duration
     /// PEM CAs to trust instead of the system's (`network.ca_file`).
-    public var caFile: String?
+    package var caFile: String?
 
-    public static let defaultTileURL = Setting.tileURL.defaultValue!
-    public static let attribution = "© OpenStreetMap contributors"
-    public static let sizeLimit = 16...4096
-    public static let zoomLimit = 0...19
+    package static let defaultTileURL = Setting.tileURL.defaultValue!
+    package static let attribution = "© OpenStreetMap contributors"
+    package static let sizeLimit = 16...4096
+    package static let zoomLimit = 0...19
 
     /// The defaults are the settings table's (`Setting.mapWidth`…), so settings built in code
     /// and settings read from the configuration start alike.
-    public init(style: MapStyle = .tiles, width: Int = Setting.mapWidth.defaultInteger, height: Int = Setting.mapHeight.defaultInteger,
+    package init(style: MapStyle = .tiles, width: Int = Setting.mapWidth.defaultInteger, height: Int = Setting.mapHeight.defaultInteger,
                 zoom: Int = Setting.mapZoom.defaultInteger,
                 tileURL: String = MapSettings.defaultTileURL, staticMapURL: String? = nil, staticMapKey: String? = nil,
                 contact: String = "", cachePath: String? = nil, cacheSizeBytes: Int = Int(Setting.mapCacheSize.defaultNumber * 1_048_576),
@@ -102,7 +102,7 @@ public struct MapSettings: Sendable, Equatable {
     }
 
     /// The effective settings (already range-checked by `Config`).
-    public init(config: Config) {
+    package init(config: Config) {
         let megabytes = config.number(.mapCacheSize)
         self.init(style: config.string(.mapStyle).flatMap(MapStyle.init(rawValue:)) ?? .tiles,
                   width: config.integer(.mapWidth), height: config.integer(.mapHeight), zoom: config.integer(.mapZoom),
@@ -116,7 +116,7 @@ public struct MapSettings: Sendable, Equatable {
 
     /// The first reason these settings cannot make a map, or nil. `Config` checks each value
     /// alone; this checks them together and again for settings built in code.
-    public func problem() -> String? {
+    package func problem() -> String? {
         if !Self.sizeLimit.contains(width) || !Self.sizeLimit.contains(height) {
             return "the size \(width)×\(height) is outside \(Self.sizeLimit.lowerBound)…\(Self.sizeLimit.upperBound) pixels (map.width, map.height)"
         }
@@ -140,7 +140,7 @@ public struct MapSettings: Sendable, Equatable {
     }
 
     /// `enlog/<version> (+<contact>)`, the same identification the geocoder sends.
-    public var userAgent: String {
+    package var userAgent: String {
         NominatimConfiguration(language: "", contact: contact).userAgent
     }
 }
@@ -148,9 +148,9 @@ public struct MapSettings: Sendable, Equatable {
 extension MapSettings {
     /// `enlog log` waits for the map at most this long (map.timeout, capped at 3 s): storing the
     /// note matters more than its picture, which sync makes later when it cannot be made now.
-    public static let logBudgetCap: Duration = .seconds(3)
+    package static let logBudgetCap: Duration = .seconds(3)
 
-    public static func logBudget(config: Config) -> Duration {
+    package static func logBudget(config: Config) -> Duration {
         min(config.duration(.mapTimeout), logBudgetCap)
     }
 }

@@ -9,13 +9,13 @@ import Capture
 /// The view of a route: the largest zoom (up to `maxZoom`) at which the route's bounding box fits
 /// the image inside a margin, and the box's centre. A route crossing the antimeridian is fitted
 /// the long way round (the world at a low zoom), which is still a true picture.
-public struct RouteFit: Sendable, Equatable {
-    public let zoom: Int
-    public let centerLatitude: Double
-    public let centerLongitude: Double
+package struct RouteFit: Sendable, Equatable {
+    package let zoom: Int
+    package let centerLatitude: Double
+    package let centerLongitude: Double
 
     /// - Parameter margin: pixels kept free at every edge, so the line and its end markers are whole.
-    public init(points: [(latitude: Double, longitude: Double)], width: Int, height: Int, maxZoom: Int, margin: Int = 24) {
+    package init(points: [(latitude: Double, longitude: Double)], width: Int, height: Int, maxZoom: Int, margin: Int = 24) {
         let pixels = points.map { WebMercator.pixel(latitude: $0.latitude, longitude: $0.longitude, zoom: 0) }
         let minX = pixels.map(\.x).min() ?? 128, maxX = pixels.map(\.x).max() ?? 128
         let minY = pixels.map(\.y).min() ?? 128, maxY = pixels.map(\.y).max() ?? 128
@@ -35,7 +35,7 @@ public struct RouteFit: Sendable, Equatable {
 
 extension WebMercator {
     /// The coordinate at a world-pixel position: `pixel(latitude:longitude:zoom:)` inverted.
-    public static func coordinate(x: Double, y: Double, zoom: Int) -> (latitude: Double, longitude: Double) {
+    package static func coordinate(x: Double, y: Double, zoom: Int) -> (latitude: Double, longitude: Double) {
         let size = worldSize(zoom: zoom)
         let longitude = x / size * 360 - 180
         let latitude = atan(sinh(.pi * (1 - 2 * y / size))) * 180 / .pi
@@ -49,7 +49,7 @@ extension MapRenderer {
     /// drawn as a line with a green start and the usual red marker at its end, and a violet ring
     /// around each stay (no text: a name would hide the streets). Tiles only: the static-image
     /// service draws its own picture, on which enlog cannot place a line.
-    public func renderRoute(_ fixes: [Fix], stays: [(latitude: Double, longitude: Double)] = [],
+    package func renderRoute(_ fixes: [Fix], stays: [(latitude: Double, longitude: Double)] = [],
                             budget: Duration? = nil) async throws(MapError) -> MapImage {
         if settings.style == .none { throw .disabled }
         if settings.style == .staticImage {

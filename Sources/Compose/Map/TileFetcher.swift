@@ -7,22 +7,22 @@ import Network
 import Capture
 
 /// Where the images a map needed came from.
-public struct TileStatistics: Sendable, Equatable {
-    public var fromMemory = 0
-    public var fromDisk = 0
-    public var downloaded = 0
+package struct TileStatistics: Sendable, Equatable {
+    package var fromMemory = 0
+    package var fromDisk = 0
+    package var downloaded = 0
     /// Expired copies the server confirmed with 304 Not Modified.
-    public var revalidated = 0
+    package var revalidated = 0
     /// Expired copies used because the server could not be asked (offline, 5xx).
-    public var staleUsed = 0
+    package var staleUsed = 0
     /// The finished map came from the disk cache: its tiles' bytes, layout and drawing were
     /// those of a map made before, so nothing was decoded, drawn or encoded.
-    public var renderedFromCache = false
+    package var renderedFromCache = false
     /// A picture drawn anew got the attribution's pixels from the disk cache (or from this
     /// renderer's earlier map): FreeType was not started for it.
-    public var attributionFromCache = false
+    package var attributionFromCache = false
 
-    public init() {}
+    package init() {}
 }
 
 /// Images by URL through memory → SQLite on disk → network, the order that asks the network

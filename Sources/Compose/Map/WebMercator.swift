@@ -6,44 +6,44 @@ import Network
 import Capture
 
 /// One 256-pixel tile of the Web-Mercator pyramid (EPSG:3857, the "slippy map" scheme).
-public struct TileID: Sendable, Hashable, CustomStringConvertible {
-    public let zoom: Int
-    public let x: Int
-    public let y: Int
+package struct TileID: Sendable, Hashable, CustomStringConvertible {
+    package let zoom: Int
+    package let x: Int
+    package let y: Int
 
-    public init(zoom: Int, x: Int, y: Int) {
+    package init(zoom: Int, x: Int, y: Int) {
         self.zoom = zoom
         self.x = x
         self.y = y
     }
 
-    public var description: String { "\(zoom)/\(x)/\(y)" }
+    package var description: String { "\(zoom)/\(x)/\(y)" }
 }
 
 /// Web-Mercator arithmetic in "world pixels": at zoom z the world is 256·2^z pixels square,
 /// x growing east from the antimeridian, y growing south from the top edge (≈ 85.0511° N).
-public enum WebMercator {
-    public static let tileSize = 256
+package enum WebMercator {
+    package static let tileSize = 256
     /// The latitude where the projection's square ends: atan(sinh(π)).
-    public static let maxLatitude = 85.051_128_779_806_59
+    package static let maxLatitude = 85.051_128_779_806_59
     /// Equatorial circumference / 256: metres per pixel at zoom 0 on the equator.
     static let metresPerPixelAtZoom0 = 2 * Double.pi * 6_378_137 / 256
 
-    public static func worldSize(zoom: Int) -> Double { Double(tileSize) * pow(2, Double(zoom)) }
+    package static func worldSize(zoom: Int) -> Double { Double(tileSize) * pow(2, Double(zoom)) }
 
     /// A longitude in [-180, 180): 180 and -180 are the same meridian.
-    public static func wrappedLongitude(_ longitude: Double) -> Double {
+    package static func wrappedLongitude(_ longitude: Double) -> Double {
         let wrapped = (longitude + 180).truncatingRemainder(dividingBy: 360)
         return (wrapped < 0 ? wrapped + 360 : wrapped) - 180
     }
 
     /// A latitude the projection can show (it maps the poles to infinity).
-    public static func clampedLatitude(_ latitude: Double) -> Double {
+    package static func clampedLatitude(_ latitude: Double) -> Double {
         min(max(latitude, -maxLatitude), maxLatitude)
     }
 
     /// The world-pixel position of a coordinate (latitude clamped, longitude wrapped).
-    public static func pixel(latitude: Double, longitude: Double, zoom: Int) -> (x: Double, y: Double) {
+    package static func pixel(latitude: Double, longitude: Double, zoom: Int) -> (x: Double, y: Double) {
         let size = worldSize(zoom: zoom)
         let lat = clampedLatitude(latitude) * .pi / 180
         let x = (wrappedLongitude(longitude) + 180) / 360 * size
@@ -52,12 +52,12 @@ public enum WebMercator {
     }
 
     /// Ground metres one pixel covers at this latitude and zoom.
-    public static func metresPerPixel(latitude: Double, zoom: Int) -> Double {
+    package static func metresPerPixel(latitude: Double, zoom: Int) -> Double {
         metresPerPixelAtZoom0 * cos(clampedLatitude(latitude) * .pi / 180) / pow(2, Double(zoom))
     }
 
     /// A tile column taken around the world: column -1 is the last one, column 2^z the first.
-    public static func wrappedColumn(_ x: Int, zoom: Int) -> Int {
+    package static func wrappedColumn(_ x: Int, zoom: Int) -> Int {
         let count = 1 << zoom
         return ((x % count) + count) % count
     }
@@ -65,24 +65,24 @@ public enum WebMercator {
 
 /// Where the tiles of one map go: the image's top-left corner in world pixels (whole pixels,
 /// so tiles are painted unscaled and sharp) and each needed tile's place on the image.
-public struct MapLayout: Sendable, Equatable {
-    public struct Placement: Sendable, Equatable {
+package struct MapLayout: Sendable, Equatable {
+    package struct Placement: Sendable, Equatable {
         /// The tile to fetch (column wrapped around the antimeridian).
-        public let tile: TileID
+        package let tile: TileID
         /// Its top-left corner on the image, pixels.
-        public let originX: Int
-        public let originY: Int
+        package let originX: Int
+        package let originY: Int
     }
 
-    public let width: Int
-    public let height: Int
-    public let zoom: Int
+    package let width: Int
+    package let height: Int
+    package let zoom: Int
     /// The position on the image, pixels from the top-left corner.
-    public let centerX: Double
-    public let centerY: Double
-    public let placements: [Placement]
+    package let centerX: Double
+    package let centerY: Double
+    package let placements: [Placement]
 
-    public init(latitude: Double, longitude: Double, zoom: Int, width: Int, height: Int) {
+    package init(latitude: Double, longitude: Double, zoom: Int, width: Int, height: Int) {
         self.width = width
         self.height = height
         self.zoom = zoom
@@ -105,7 +105,7 @@ public struct MapLayout: Sendable, Equatable {
     }
 
     /// Each distinct tile once (at low zoom the same tile can appear side by side).
-    public var tiles: [TileID] {
+    package var tiles: [TileID] {
         var seen = Set<TileID>()
         return placements.map(\.tile).filter { seen.insert($0).inserted }
     }

@@ -7,25 +7,25 @@ import Capture
 
 /// What the user says and brings beside a fix: the words of `log -m`/`--message-file`/`-e` and
 /// the files of `--attach`/`--photo`, as the template shows them.
-public struct DiaryEntry: Sendable, Equatable {
+package struct DiaryEntry: Sendable, Equatable {
     /// The text as given (nil: none); it is cleaned when rendered, not here, so what is stored is
     /// what the user wrote.
-    public var message: String?
-    public var attachments: [AttachmentReference]
+    package var message: String?
+    package var attachments: [AttachmentReference]
 
-    public init(message: String? = nil, attachments: [AttachmentReference] = []) {
+    package init(message: String? = nil, attachments: [AttachmentReference] = []) {
         self.message = message
         self.attachments = attachments
     }
 
-    public init(message: String?, attachments: [NoteResource]) {
+    package init(message: String?, attachments: [NoteResource]) {
         self.init(message: message, attachments: attachments.map(AttachmentReference.init))
     }
 
     /// Paragraphs of lines, as the template places them: plain text made fit for a note (line
     /// ends unified, characters ENML cannot carry dropped, trailing spaces trimmed); blank lines
     /// separate paragraphs, and a paragraph keeps its line breaks.
-    public static func paragraphs(_ text: String) -> [[String]] {
+    package static func paragraphs(_ text: String) -> [[String]] {
         let unified = ENMLCharacters.cleaned(text.replacingOccurrences(of: "\r\n", with: "\n")
             .replacingOccurrences(of: "\r", with: "\n"))
         var paragraphs: [[String]] = [], current: [String] = []
@@ -66,14 +66,14 @@ public struct DiaryEntry: Sendable, Equatable {
 }
 
 /// A file in the note as the template refers to it: `<en-media type="{{mime}}" hash="{{hash}}"/>`.
-public struct AttachmentReference: Sendable, Equatable {
-    public var hash: String
-    public var mime: String
-    public var fileName: String?
-    public var width: Int?
-    public var height: Int?
+package struct AttachmentReference: Sendable, Equatable {
+    package var hash: String
+    package var mime: String
+    package var fileName: String?
+    package var width: Int?
+    package var height: Int?
 
-    public init(_ resource: NoteResource) {
+    package init(_ resource: NoteResource) {
         hash = resource.hash
         mime = resource.mime
         fileName = resource.fileName

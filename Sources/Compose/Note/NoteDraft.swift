@@ -6,35 +6,35 @@ import Network
 import Capture
 
 /// What the `log` command hands to the outbox: the note as it will be uploaded.
-public struct NoteDraft: Sendable, Equatable {
+package struct NoteDraft: Sendable, Equatable {
     /// Written into the note's applicationData so that a retried upload can find an earlier
     /// attempt that reached the server: this is what makes upload exactly-once.
-    public var uid: String
-    public var title: String
+    package var uid: String
+    package var title: String
     /// Complete ENML document.
-    public var content: String
+    package var content: String
     /// `nil` uploads into the account's default notebook.
-    public var notebookName: String?
-    public var tags: [String]
-    public var placeName: String?
-    public var subjectDate: Date?
-    public var source: String?
-    public var sourceApplication: String?
+    package var notebookName: String?
+    package var tags: [String]
+    package var placeName: String?
+    package var subjectDate: Date?
+    package var source: String?
+    package var sourceApplication: String?
     /// The address was not geocoded yet: title, content and placeName must be completed
     /// (`OutboxStore.resolveAddress`) before the note may be uploaded.
-    public var addressPending: Bool
+    package var addressPending: Bool
     /// Which service/host/user the note was queued for.
-    public var account: String?
+    package var account: String?
     /// The place the note was rendered with (kept so a pending map can re-render it).
-    public var place: Place?
+    package var place: Place?
     /// Files the note carries (its map), stored with it.
-    public var resources: [NoteResource] = []
+    package var resources: [NoteResource] = []
     /// The map could not be made yet: sync makes it before upload.
-    public var mapPending = false
+    package var mapPending = false
     /// The user's words (`log -m`), as given; kept so a re-rendered note keeps them.
-    public var message: String?
+    package var message: String?
 
-    public init(uid: String = UUID().uuidString.lowercased(), title: String, content: String,
+    package init(uid: String = UUID().uuidString.lowercased(), title: String, content: String,
                 notebookName: String? = nil, tags: [String] = [], placeName: String? = nil,
                 subjectDate: Date? = nil, source: String? = nil, sourceApplication: String? = nil,
                 addressPending: Bool = false, account: String? = nil) {

@@ -6,34 +6,34 @@ import Network
 import Capture
 
 /// The place a fix is at, as a geocoder described it; nil fields are unknown.
-public struct Place: Sendable, Equatable, Codable {
+package struct Place: Sendable, Equatable, Codable {
     /// Short form used in titles and links, e.g. "Tokyo, Chiyoda, Marunouchi".
-    public var address: String
+    package var address: String
     /// The geocoder's full description, kept in the note body.
-    public var displayName: String?
+    package var displayName: String?
 
-    public init(address: String, displayName: String? = nil) {
+    package init(address: String, displayName: String? = nil) {
         self.address = address
         self.displayName = displayName
     }
 }
 
 /// How notes look and where they go: everything the renderer takes from configuration.
-public struct NoteStyle: Sendable {
-    public enum MapProvider: String, Sendable {
+package struct NoteStyle: Sendable {
+    package enum MapProvider: String, Sendable {
         case openstreetmap, google
     }
 
-    public var timeZone: TimeZone
-    public var map: MapProvider
+    package var timeZone: TimeZone
+    package var map: MapProvider
     /// Image URL with `{lat}`, `{lon}` and `{key}` placeholders; nil means no image.
-    public var staticMapURL: String?
-    public var staticMapKey: String?
-    public var notebook: String?
-    public var tags: [String]
-    public var setsPlaceName: Bool
+    package var staticMapURL: String?
+    package var staticMapKey: String?
+    package var notebook: String?
+    package var tags: [String]
+    package var setsPlaceName: Bool
 
-    public init(timeZone: TimeZone = .current, map: MapProvider = .openstreetmap, staticMapURL: String? = nil,
+    package init(timeZone: TimeZone = .current, map: MapProvider = .openstreetmap, staticMapURL: String? = nil,
                 staticMapKey: String? = nil, notebook: String? = nil, tags: [String] = ["LocationHistory"], setsPlaceName: Bool = false) {
         self.timeZone = timeZone
         self.map = map
@@ -44,7 +44,7 @@ public struct NoteStyle: Sendable {
         self.setsPlaceName = setsPlaceName
     }
 
-    public init(config: Config) {
+    package init(config: Config) {
         self.init(
             timeZone: config.timeZone,
             map: config.string(.map).flatMap(MapProvider.init(rawValue:)) ?? .openstreetmap,
@@ -58,21 +58,21 @@ public struct NoteStyle: Sendable {
 
 /// Turns a fix (and its place, when known) into a note ready for the outbox: the template
 /// rendered, the title checked against Evernote's rules, the ENML validated.
-public struct NoteRenderer: Sendable {
-    public static let sourceApplication = "enlog"
+package struct NoteRenderer: Sendable {
+    package static let sourceApplication = "enlog"
     /// EDAM_NOTE_TITLE_LEN_MAX, EDAM_TAG_NAME_LEN_MAX, EDAM_NOTEBOOK_NAME_LEN_MAX.
 
-    public let template: NoteTemplate
-    public let style: NoteStyle
+    package let template: NoteTemplate
+    package let style: NoteStyle
     private let validator: ENMLValidator
 
     /// The configured template and style (`note.*` settings).
-    public init(config: Config) throws(NoteError) {
+    package init(config: Config) throws(NoteError) {
         self.init(template: try NoteTemplate.load(config.string(.template) ?? NoteTemplate.defaultName),
                   style: NoteStyle(config: config))
     }
 
-    public init(template: NoteTemplate = .builtIn, style: NoteStyle = NoteStyle(), validator: ENMLValidator = ENMLValidator()) {
+    package init(template: NoteTemplate = .builtIn, style: NoteStyle = NoteStyle(), validator: ENMLValidator = ENMLValidator()) {
         self.template = template
         self.style = style
         self.validator = validator
@@ -85,7 +85,7 @@ public struct NoteRenderer: Sendable {
     ///     nil: whenever `place` is nil. False without a place: the note goes with its
     ///     coordinates alone (geocoding off, or the lookup failed for good).
     ///   - placeName: the name of the place the user named that holds the fix (`{{placeName}}`).
-    public func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased(),
+    package func render(fix: Fix, place: Place?, uid: String = UUID().uuidString.lowercased(),
                        map: MapReference? = nil, entry: DiaryEntry = DiaryEntry(), addressPending: Bool? = nil,
                        placeName: String? = nil) throws(NoteError) -> NoteDraft {
         let addressPending = place == nil && (addressPending ?? true)
@@ -237,23 +237,23 @@ public struct NoteRenderer: Sendable {
 }
 
 /// A map image as a template refers to it: `<en-media type="image/png" hash="{{hash}}"/>`.
-public struct MapReference: Sendable, Equatable {
+package struct MapReference: Sendable, Equatable {
     /// MD5 of the PNG, 32 lowercase hex digits.
-    public var hash: String
-    public var width: Int
-    public var height: Int
+    package var hash: String
+    package var width: Int
+    package var height: Int
 
-    public init(hash: String, width: Int, height: Int) {
+    package init(hash: String, width: Int, height: Int) {
         self.hash = hash
         self.width = width
         self.height = height
     }
 
-    public init(_ image: MapImage) {
+    package init(_ image: MapImage) {
         self.init(hash: image.md5, width: image.width, height: image.height)
     }
 
-    public init(_ resource: NoteResource) {
+    package init(_ resource: NoteResource) {
         self.init(hash: resource.hash, width: resource.width ?? 0, height: resource.height ?? 0)
     }
 }

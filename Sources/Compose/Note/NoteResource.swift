@@ -7,22 +7,22 @@ import Capture
 
 /// A file carried inside a note (its map image, the files and photos the user attached): a row of
 /// `resource` in the outbox, stored in the same transaction as its note and deleted with it (ON DELETE CASCADE).
-public struct NoteResource: Codable, Sendable, Equatable {
-    public var id: Int64?
-    public var noteId: Int64
+package struct NoteResource: Codable, Sendable, Equatable {
+    package var id: Int64?
+    package var noteId: Int64
     /// MD5 of `body`, 32 lowercase hex digits: the `en-media` hash and the resource's bodyHash.
-    public var hash: String
-    public var body: Data
-    public var mime: String
-    public var width: Int?
-    public var height: Int?
-    public var fileName: String?
-    public var latitude: Double?
-    public var longitude: Double?
+    package var hash: String
+    package var body: Data
+    package var mime: String
+    package var width: Int?
+    package var height: Int?
+    package var fileName: String?
+    package var latitude: Double?
+    package var longitude: Double?
     /// A file the user attached (`--attach`, `--photo`), not one enlog made (the map).
-    public var userFile: Bool
+    package var userFile: Bool
 
-    public init(noteId: Int64 = 0, hash: String, body: Data, mime: String, width: Int?, height: Int?,
+    package init(noteId: Int64 = 0, hash: String, body: Data, mime: String, width: Int?, height: Int?,
                 fileName: String?, latitude: Double?, longitude: Double?, userFile: Bool = false) {
         self.noteId = noteId
         self.hash = hash
@@ -37,13 +37,13 @@ public struct NoteResource: Codable, Sendable, Equatable {
     }
 
     /// The resource of a rendered map.
-    public init(map: MapImage) {
+    package init(map: MapImage) {
         self.init(hash: map.md5, body: map.png, mime: MapImage.mimeType, width: map.width, height: map.height,
                   fileName: "map.png", latitude: map.latitude, longitude: map.longitude)
     }
 
     /// Shown as an attached file rather than inline (EDAM `ResourceAttributes.attachment`):
     /// everything but pictures, e.g. a digest's GPX track or a PDF given to `log --attach`.
-    public var isAttachment: Bool { !mime.hasPrefix("image/") }
+    package var isAttachment: Bool { !mime.hasPrefix("image/") }
 
 }

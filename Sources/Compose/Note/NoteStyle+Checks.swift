@@ -8,7 +8,7 @@ import Capture
 extension NoteStyle {
     /// What the note's settings require of their values (Evernote's name rules, a real time
     /// zone, a known map link), for `Config` to check when it is read.
-    public static let settingChecks: [Setting: SettingCheck] = [
+    package static let settingChecks: [Setting: SettingCheck] = [
         .timeZone: { TimeZoneName.resolve($0) == nil ? "'\($0)' is not a time zone (e.g. Europe/Paris, UTC)" : nil },
         .map: { ["openstreetmap", "google"].contains($0) ? nil : "must be openstreetmap or google" },
         .notebook: { NoteNames.isValidNotebook($0) ? nil : "'\($0)' \(NoteNames.notebookRule)" },

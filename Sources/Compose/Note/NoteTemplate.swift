@@ -6,7 +6,7 @@ import Configuration
 import Network
 import Capture
 
-public enum NoteError: ENLogError, Equatable {
+package enum NoteError: ENLogError, Equatable {
     case templateNotFound(String)
     case templateUnreadable(path: String, reason: String)
     case templateSyntax(path: String, message: String)
@@ -20,7 +20,7 @@ public enum NoteError: ENLogError, Equatable {
     /// section over the same list multiplies): it was stopped there.
     case templateTooLarge(path: String, limit: Int)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .templateNotFound(let path):
             return "template not found: \(path) (a template is a directory holding title.mustache and content.mustache)"
@@ -41,7 +41,7 @@ public enum NoteError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .templateNotFound, .templateUnreadable:
             return "use --template default or classic, or a directory with title.mustache and content.mustache"
@@ -57,11 +57,11 @@ public enum NoteError: ENLogError, Equatable {
 
 /// A note template: Mustache for the title (plain text) and for the ENML content. Values are
 /// escaped for XML in the content (`{{x}}`); `{{{x}}}` inserts raw markup.
-public struct NoteTemplate: Sendable {
-    public static let defaultName = "default"
+package struct NoteTemplate: Sendable {
+    package static let defaultName = "default"
     /// The title enlog's first versions wrote, `LocationHistory [time]: address or coordinates`,
     /// over the default content (templates/classic).
-    public static let classicName = "classic"
+    package static let classicName = "classic"
 
     let name: String
     let title: MustacheTemplate
@@ -70,7 +70,7 @@ public struct NoteTemplate: Sendable {
     let contentShape: TemplateShape
 
     /// The built-in template, compiled into the binary (templates/default in the repository).
-    public static let builtIn: NoteTemplate = {
+    package static let builtIn: NoteTemplate = {
         do {
             return try NoteTemplate(name: defaultName,
                                     title: String(decoding: PackageResources.title_mustache, as: UTF8.self),
@@ -81,7 +81,7 @@ public struct NoteTemplate: Sendable {
     }()
 
     /// `classic`, compiled in as `default` is.
-    public static let classic: NoteTemplate = {
+    package static let classic: NoteTemplate = {
         do {
             return try NoteTemplate(name: classicName,
                                     title: String(decoding: PackageResources.ClassicTitle_mustache, as: UTF8.self),
@@ -153,7 +153,7 @@ public struct NoteTemplate: Sendable {
     }
 
     /// `default`, `classic`, or a directory holding `title.mustache` and `content.mustache`.
-    public static func load(_ nameOrDirectory: String) throws(NoteError) -> NoteTemplate {
+    package static func load(_ nameOrDirectory: String) throws(NoteError) -> NoteTemplate {
         if nameOrDirectory == defaultName { return builtIn }
         if nameOrDirectory == classicName { return classic }
         var isDirectory: ObjCBool = false
@@ -174,7 +174,7 @@ public struct NoteTemplate: Sendable {
 }
 
 extension NoteError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .templateNotFound, .templateUnreadable: return .noInput
         case .templateSyntax, .invalidENML, .invalidTitle, .templateTooLarge: return .invalidNote

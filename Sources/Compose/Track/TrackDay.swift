@@ -9,16 +9,16 @@ import Capture
 /// days clocks change), named yyyy-MM-dd. What `--date`, `--since`, `--until` and a digest mean
 /// by "a day". A day does not always start at midnight: where clocks go forward at 00:00
 /// (America/Santiago on 2026-09-06, Asia/Beirut on 2026-03-29) it starts at 01:00.
-public struct TrackDay: Sendable, Equatable, CustomStringConvertible {
+package struct TrackDay: Sendable, Equatable, CustomStringConvertible {
     /// yyyy-MM-dd.
-    public let name: String
-    public let start: Date
-    public let end: Date
-    public let timeZone: TimeZone
+    package let name: String
+    package let start: Date
+    package let end: Date
+    package let timeZone: TimeZone
 
     /// The day named `text` (YYYY-MM-DD) in `timeZone`; nil when it is no such date (or a day
     /// the zone skipped, as Samoa skipped 2011-12-30).
-    public init?(_ text: String, timeZone: TimeZone) {
+    package init?(_ text: String, timeZone: TimeZone) {
         let digits = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             digits[range].allSatisfy { (0x30...0x39).contains($0) } ? digits[range].reduce(0) { $0 * 10 + Int($1 - 0x30) } : nil
@@ -33,7 +33,7 @@ public struct TrackDay: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The day `date` falls on in `timeZone`.
-    public init(containing date: Date, timeZone: TimeZone) {
+    package init(containing date: Date, timeZone: TimeZone) {
         let calendar = Self.calendar(timeZone)
         start = calendar.startOfDay(for: date)
         // The next day's first instant, which is not always 24 hours (nor a midnight) later.
@@ -45,21 +45,21 @@ public struct TrackDay: Sendable, Equatable, CustomStringConvertible {
 
     /// A moment as `--since` and `--until` take it: an ISO 8601 date and time with its zone, or
     /// a day (YYYY-MM-DD) in `timeZone`, meaning its first instant. The same zone as `--date`'s.
-    public static func moment(_ text: String, timeZone: TimeZone) -> Date? {
+    package static func moment(_ text: String, timeZone: TimeZone) -> Date? {
         if text.utf8.count > 10 { return TrackTime.parse(text) }
         return TrackDay(text, timeZone: timeZone)?.start
     }
 
     /// The day before this one.
-    public var previous: TrackDay {
+    package var previous: TrackDay {
         TrackDay(containing: start.addingTimeInterval(-1), timeZone: timeZone)
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// "Sunday, 22 November 2026", in English whatever the locale (notes are read by people, but
     /// enlog's own text is English throughout).
-    public var longName: String {
+    package var longName: String {
         let formatter = Self.formatter(timeZone)
         formatter.dateFormat = "EEEE, d MMMM yyyy"
         return formatter.string(from: start)
@@ -84,7 +84,7 @@ public struct TrackDay: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The configured zone (`note.time_zone`), else the system's: the zone notes are written in.
-    public static func timeZone(config: Config) -> TimeZone {
+    package static func timeZone(config: Config) -> TimeZone {
         NoteStyle(config: config).timeZone
     }
 }

@@ -16,26 +16,26 @@ import Capture
 /// Fixes more than `longestGap` apart leave a gap: where and how fast the way between went is
 /// unknown (positions typed by hand hours apart, a receiver switched off), so it counts for
 /// neither distance nor time moving; it is counted as a gap, and the next fix is a new anchor.
-public struct TrackStatistics: Sendable, Equatable {
-    public var fixes = 0
+package struct TrackStatistics: Sendable, Equatable {
+    package var fixes = 0
     /// Metres, along the anchored path.
-    public var distance = 0.0
+    package var distance = 0.0
     /// Seconds spent moving.
-    public var movingTime: TimeInterval = 0
-    public var start: Date?
-    public var end: Date?
+    package var movingTime: TimeInterval = 0
+    package var start: Date?
+    package var end: Date?
     /// Times two fixes in a row were more than `longestGap` apart.
-    public var gaps = 0
+    package var gaps = 0
 
     /// Longer than any stop `watch` leaves without a fix while a receiver has one.
-    public static let longestGap: TimeInterval = 15 * 60
+    package static let longestGap: TimeInterval = 15 * 60
 
     /// Below walking pace: 0.3 m/s (about 1 km/h).
-    public static let minimumSpeed = 0.3
+    package static let minimumSpeed = 0.3
     /// The radius assumed for a fix without a stated accuracy, metres.
-    public static let unknownAccuracy = 5.0
+    package static let unknownAccuracy = 5.0
 
-    public init(_ fixes: [Fix]) {
+    package init(_ fixes: [Fix]) {
         self.fixes = fixes.count
         start = fixes.first?.timestamp
         end = fixes.last?.timestamp
@@ -64,12 +64,12 @@ public struct TrackStatistics: Sendable, Equatable {
     }
 
     /// "12.3 km" or "850 m".
-    public var distanceText: String {
+    package var distanceText: String {
         distance >= 1000 ? String(format: "%.1f km", distance / 1000) : String(format: "%.0f m", distance)
     }
 
     /// "1 h 05 min", "12 min", "40 s".
-    public var movingTimeText: String {
+    package var movingTimeText: String {
         let seconds = Int(movingTime.rounded())
         if seconds < 60 { return "\(seconds) s" }
         let minutes = seconds / 60

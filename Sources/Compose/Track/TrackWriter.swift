@@ -6,7 +6,7 @@ import Network
 import Capture
 
 /// The formats `enlog history --format` writes and the digest attaches.
-public enum TrackFormat: String, Sendable, CaseIterable {
+package enum TrackFormat: String, Sendable, CaseIterable {
     /// GPX 1.1: one track, one segment, points in time order (what GPS software reads).
     case gpx
     /// GeoJSON (RFC 7946): a FeatureCollection of Point features, one per fix.
@@ -14,7 +14,7 @@ public enum TrackFormat: String, Sendable, CaseIterable {
     /// CSV (RFC 4180) with a header row.
     case csv
 
-    public var mimeType: String {
+    package var mimeType: String {
         switch self {
         case .gpx: return "application/gpx+xml"
         case .geojson: return "application/geo+json"
@@ -26,8 +26,8 @@ public enum TrackFormat: String, Sendable, CaseIterable {
 /// Writes fixes as GPX, GeoJSON or CSV. Text only, deterministic (same fixes, same bytes), with
 /// UTC times to the millisecond the history keeps and coordinates to 1e-9 degree, so that what
 /// is read back is the fix that was written.
-public enum TrackWriter {
-    public static func write(_ fixes: [Fix], as format: TrackFormat, name: String = "enlog") -> String {
+package enum TrackWriter {
+    package static func write(_ fixes: [Fix], as format: TrackFormat, name: String = "enlog") -> String {
         switch format {
         case .gpx: return gpx(fixes, name: name)
         case .geojson: return geoJSON(fixes)
@@ -38,7 +38,7 @@ public enum TrackWriter {
     /// GPX 1.1. Per point: `ele`, `time`, `src` (gpsd, nmea, manual, gpx) and `hdop`, derived
     /// from the accuracy as NMEA logs are read (19 m per unit), so an import gives the accuracy back.
     /// Speed and course have no element in GPX 1.1 and are left out.
-    public static func gpx(_ fixes: [Fix], name: String) -> String {
+    package static func gpx(_ fixes: [Fix], name: String) -> String {
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="enlog \(ENLogVersion.current)" xmlns="http://www.topografix.com/GPX/1/1" \
@@ -82,7 +82,7 @@ public enum TrackWriter {
         let features: [Feature]
     }
 
-    public static func geoJSON(_ fixes: [Fix]) -> String {
+    package static func geoJSON(_ fixes: [Fix]) -> String {
         let features = fixes.map { fix in
             Feature(geometry: .init(coordinates: [fix.longitude, fix.latitude] + (fix.altitude.map { [$0] } ?? [])),
                     properties: .init(time: TrackTime.string(fix.timestamp), accuracy: fix.horizontalAccuracy,
@@ -95,10 +95,10 @@ public enum TrackWriter {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
-    public static let csvHeader = "time,latitude,longitude,altitude,accuracy,speed,course,source"
+    package static let csvHeader = "time,latitude,longitude,altitude,accuracy,speed,course,source"
 
     /// Empty fields for unknown values; no field needs quoting (numbers, ISO times, source names).
-    public static func csv(_ fixes: [Fix]) -> String {
+    package static func csv(_ fixes: [Fix]) -> String {
         var out = csvHeader + "\r\n"
         for fix in fixes {
             let fields = [TrackTime.string(fix.timestamp), decimal(fix.latitude), decimal(fix.longitude),

@@ -8,19 +8,19 @@ import Compose
 import Outbox
 
 /// A day with no fix in the history: there is nothing to digest.
-public struct DigestError: ENLogError, Equatable {
-    public let day: String
-    public init(day: String) { self.day = day }
-    public var reason: String { "the history has no fix on \(day): no digest to write" }
-    public var recoverySuggestion: String? { "`enlog history --date \(day) --format csv` shows the day's fixes; `enlog import FILE` adds a track" }
-    public var category: ErrorCategory { .noInput }
+package struct DigestError: ENLogError, Equatable {
+    package let day: String
+    package init(day: String) { self.day = day }
+    package var reason: String { "the history has no fix on \(day): no digest to write" }
+    package var recoverySuggestion: String? { "`enlog history --date \(day) --format csv` shows the day's fixes; `enlog import FILE` adds a track" }
+    package var category: ErrorCategory { .noInput }
 }
 
 /// One note for one day (`enlog digest`, `watch.digest`): the day's fixes as a GPX 1.1 track
 /// attached to the note, the distance travelled and time moving, the places noted that day, and
 /// the route drawn on the map. Written once per day: the outbox remembers which days have theirs.
-public struct DayDigest: Sendable {
-    public enum Outcome: Sendable {
+package struct DayDigest: Sendable {
+    package enum Outcome: Sendable {
         /// `mapPending`: the route could not be drawn now (offline, tile server down); sync
         /// makes the digest again with it before upload.
         case written(note: OutboxNote, statistics: TrackStatistics, places: Int, mapProblem: String?, mapPending: Bool)
@@ -28,7 +28,7 @@ public struct DayDigest: Sendable {
         case alreadyThere(noteId: Int64)
     }
 
-    public static let gpxMimeType = TrackFormat.gpx.mimeType
+    package static let gpxMimeType = TrackFormat.gpx.mimeType
 
     let outbox: OutboxStore
     let style: NoteStyle
@@ -39,7 +39,7 @@ public struct DayDigest: Sendable {
     private let validator = ENMLValidator()
 
     /// - Parameter maps: draws the route (nil, or `map.style` other than tiles: no picture).
-    public init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?, stays: StayDetector = StayDetector()) {
+    package init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?, stays: StayDetector = StayDetector()) {
         self.outbox = outbox
         self.stays = stays
         self.style = style
@@ -47,7 +47,7 @@ public struct DayDigest: Sendable {
         self.account = account
     }
 
-    public func write(_ day: TrackDay) async throws -> Outcome {
+    package func write(_ day: TrackDay) async throws -> Outcome {
         if let existing = try await outbox.digestNote(day: day.name) { return .alreadyThere(noteId: existing) }
         let made = try await draft(day)
         switch try await outbox.enqueueDigest(day: day.name, note: made.draft, onFix: made.lastFix) {
@@ -65,7 +65,7 @@ public struct DayDigest: Sendable {
     /// waits for it like a note for its map: sync makes the day's digest again, route included,
     /// and it replaces the stored one (`OutboxStore.replaceDigest`). Throws the `MapError` when
     /// the route still cannot be drawn, so sync counts the failed attempt.
-    public func remade(_ noteId: Int64, day: TrackDay, now: Date = Date()) async throws {
+    package func remade(_ noteId: Int64, day: TrackDay, now: Date = Date()) async throws {
         let made = try await draft(day)
         if made.draft.mapPending, let problem = made.mapError { throw problem }
         try await outbox.replaceDigest(noteId, with: made.draft, now: now)

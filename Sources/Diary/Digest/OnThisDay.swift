@@ -18,13 +18,13 @@ import Outbox
 /// Bounded: the history's first fix is one lookup of the timestamp index, each earlier date one
 /// more; only a date with fixes has its fixes, visits and notes read (a day's worth, as the
 /// timeline reads them), and at most `yearsBack` years are looked at.
-public enum OnThisDay {
-    public struct Year: Sendable, Equatable {
+package enum OnThisDay {
+    package struct Year: Sendable, Equatable {
         /// The earlier date, yyyy-MM-dd.
-        public var day: String
+        package var day: String
         /// Named places in the order they were reached, else the longest stay's position, else
         /// where the day's fixes were.
-        public var places: [String]
+        package var places: [String]
     }
 
     /// Older years than this are not looked at: a bound on the queries a digest makes.
@@ -52,7 +52,7 @@ public enum OnThisDay {
     }
 
     /// The earlier years of `day` that have fixes on its date, newest first.
-    public static func years(of day: TrackDay, outbox: OutboxStore, detector: StayDetector) async throws -> [Year] {
+    package static func years(of day: TrackDay, outbox: OutboxStore, detector: StayDetector) async throws -> [Year] {
         guard let first = try await outbox.firstFixTime() else { return [] }
         let firstYear = Int(TrackDay(containing: first, timeZone: day.timeZone).name.prefix(4)) ?? 0
         var years: [Year] = []

@@ -23,7 +23,7 @@ package enum HistoryImportError: ENLogError, Equatable {
     /// Read to its end without a single point or stay.
     case nothingToImport(path: String, format: HistoryFormat, skipped: [HistorySkip: Int])
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .unreadable, .noHistoryInFolder: return .noInput
         case let .outbox(_, error): return error.category
@@ -33,7 +33,7 @@ package enum HistoryImportError: ENLogError, Equatable {
 
     /// One line whatever it quotes: a reader's words on the file (an NMEA field, a value), a
     /// path, the system's detail.
-    public var reason: String { TerminalText.oneLine(unflattenedReason) }
+    package var reason: String { TerminalText.oneLine(unflattenedReason) }
 
     private var unflattenedReason: String {
         switch self {
@@ -70,7 +70,7 @@ package enum HistoryImportError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .unknownFormat: return "convert it with gpsbabel to GPX (-o gpx) first"
         case .noHistoryInFolder(_, 1...): return "convert them with gpsbabel to GPX (-o gpx) first"

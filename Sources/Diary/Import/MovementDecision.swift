@@ -8,21 +8,21 @@ import Compose
 import Outbox
 
 /// When `enlog watch` logs a note: the thresholds from `watch.*`.
-public struct WatchThresholds: Sendable, Equatable {
+package struct WatchThresholds: Sendable, Equatable {
     /// Metres moved since the last logged note, beyond what the fixes' uncertainty explains.
-    public var minDistance: Double
+    package var minDistance: Double
     /// Seconds since the last logged note before a movement is logged.
-    public var minInterval: TimeInterval
+    package var minInterval: TimeInterval
     /// Seconds after which a note is logged even without movement (a heartbeat); nil: never.
-    public var maxInterval: TimeInterval?
+    package var maxInterval: TimeInterval?
 
-    public init(minDistance: Double = 200, minInterval: TimeInterval = 300, maxInterval: TimeInterval? = nil) {
+    package init(minDistance: Double = 200, minInterval: TimeInterval = 300, maxInterval: TimeInterval? = nil) {
         self.minDistance = minDistance
         self.minInterval = minInterval
         self.maxInterval = maxInterval
     }
 
-    public init(config: Config) {
+    package init(config: Config) {
         self.init(minDistance: config.number(.watchMinDistance),
                   minInterval: config.number(.watchMinInterval),
                   maxInterval: config.string(.watchMaxInterval) == nil ? nil : config.number(.watchMaxInterval))
@@ -31,10 +31,10 @@ public struct WatchThresholds: Sendable, Equatable {
 
 /// The decision `watch` makes for every accepted fix, as a value: no clock, no I/O. Time is the
 /// fixes' own timestamps, so a recorded log replayed at once decides exactly as it did live.
-public struct MovementDecision: Sendable, Equatable {
+package struct MovementDecision: Sendable, Equatable {
     /// In words for `watch -v` and its JSON lines ("skipped: 55.6 m moved, but only 12 s after
     /// the last note, 300 s apart at least"); never Swift's dump of the case.
-    public enum Verdict: Sendable, Equatable, CustomStringConvertible {
+    package enum Verdict: Sendable, Equatable, CustomStringConvertible {
         /// No note logged yet (and none to start from): this is the first place.
         case first
         /// Moved `distance` metres (centre to centre) since the last note, past the threshold.
@@ -43,12 +43,12 @@ public struct MovementDecision: Sendable, Equatable {
         case heartbeat(elapsed: TimeInterval)
         case skip(Skip)
 
-        public var logs: Bool {
+        package var logs: Bool {
             if case .skip = self { return false }
             return true
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .first: return "first place"
             case .moved(let distance): return "moved \(Self.metres(distance))"
@@ -61,7 +61,7 @@ public struct MovementDecision: Sendable, Equatable {
         static func seconds(_ value: TimeInterval) -> String { String(format: "%.0f s", value) }
     }
 
-    public enum Skip: Sendable, Equatable, CustomStringConvertible {
+    package enum Skip: Sendable, Equatable, CustomStringConvertible {
         /// Not far enough: `distance` metres, of which `uncertainty` is explained by the fixes' accuracy.
         case notMoved(distance: Double, uncertainty: Double)
         /// Far enough, but too soon after the last note.
@@ -69,7 +69,7 @@ public struct MovementDecision: Sendable, Equatable {
         /// A fix stamped before the last note (a receiver or gpsd restart replaying old data).
         case older
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .notMoved(distance, uncertainty):
                 return "not moved (\(Verdict.metres(distance)) from the last note; the fixes' accuracy allows \(Verdict.metres(uncertainty)))"
@@ -81,18 +81,18 @@ public struct MovementDecision: Sendable, Equatable {
         }
     }
 
-    public var thresholds: WatchThresholds
+    package var thresholds: WatchThresholds
     /// The fix of the last logged note: what distance and time are measured from.
-    public private(set) var anchor: Fix?
+    package private(set) var anchor: Fix?
 
-    public init(thresholds: WatchThresholds, anchor: Fix? = nil) {
+    package init(thresholds: WatchThresholds, anchor: Fix? = nil) {
         self.thresholds = thresholds
         self.anchor = anchor
     }
 
     /// What to do with `fix`; it changes nothing (call `logged(_:)` once the note is stored, so a
     /// note that failed to store does not move the anchor).
-    public func verdict(for fix: Fix) -> Verdict {
+    package func verdict(for fix: Fix) -> Verdict {
         guard let anchor else { return .first }
         let elapsed = fix.timestamp.timeIntervalSince(anchor.timestamp)
         guard elapsed >= 0 else { return .skip(.older) }
@@ -112,7 +112,7 @@ public struct MovementDecision: Sendable, Equatable {
     }
 
     /// The note for `fix` is stored: later fixes are measured from it.
-    public mutating func logged(_ fix: Fix) {
+    package mutating func logged(_ fix: Fix) {
         anchor = fix
     }
 
@@ -122,5 +122,5 @@ public struct MovementDecision: Sendable, Equatable {
     }
 
     /// Great-circle distance in metres (see `Fix.distance(to:)`).
-    public static func distance(_ a: Fix, _ b: Fix) -> Double { a.distance(to: b) }
+    package static func distance(_ a: Fix, _ b: Fix) -> Double { a.distance(to: b) }
 }

@@ -9,15 +9,15 @@ import Outbox
 
 /// Recorded fixes (an NMEA log replayed by `watch`, a track given to `import --notes`) through
 /// the same quality filter and `MovementDecision` a live watch uses, at once.
-public enum MovementReplay {
-    public struct Summary: Sendable, Codable, Equatable {
-        public var fixes = 0
-        public var accepted = 0
-        public var notes = 0
+package enum MovementReplay {
+    package struct Summary: Sendable, Codable, Equatable {
+        package var fixes = 0
+        package var accepted = 0
+        package var notes = 0
         /// Fixes kept in the history as the track (`watch.track`).
-        public var track = 0
+        package var track = 0
 
-        public init() {}
+        package init() {}
     }
 
     /// Recorded fixes through the watch's filter and decision, at once: `note` is called for each
@@ -26,7 +26,7 @@ public enum MovementReplay {
     /// fixes' times may predate the outbox's last note); the age limit is for live fixes, a
     /// recording is old by nature, but accuracy still counts. `accepted` then sees every fix the
     /// filter accepted, with whether it now has its note.
-    public static func decide(_ fixes: [Fix], config: Config,
+    package static func decide(_ fixes: [Fix], config: Config,
                               note: (Int, Fix, MovementDecision.Verdict) async throws -> Bool,
                               accepted: (Fix, _ noted: Bool) async throws -> Void = { _, _ in }) async throws -> Summary {
         let filter = QualityFilter(maxAge: nil, minAccuracy: config.number(.minAccuracy), futureTolerance: .infinity)

@@ -9,18 +9,18 @@ import Outbox
 
 /// `enlog import FILE --notes`: after a track's points are in the history (`HistoryImport`), the
 /// notes a watch would have written along it, each on its imported fix, each place once.
-public struct TrackImport: Sendable {
-    public struct Notes: Sendable, Equatable {
+package struct TrackImport: Sendable {
+    package struct Notes: Sendable, Equatable {
         /// Notes written, and places that had their note from an earlier import.
-        public var written = 0
-        public var alreadyThere = 0
+        package var written = 0
+        package var alreadyThere = 0
 
-        public init() {}
+        package init() {}
     }
 
-    public let outbox: OutboxStore
+    package let outbox: OutboxStore
 
-    public init(outbox: OutboxStore) {
+    package init(outbox: OutboxStore) {
         self.outbox = outbox
     }
 
@@ -28,7 +28,7 @@ public struct TrackImport: Sendable {
     /// thresholds and writes a note (as `watch` writes them: template, address, map) on each fix
     /// a watch would have noted, unless that fix has a note already (so an import repeated after
     /// a failure writes only the notes still missing).
-    public func writeNotes(along fixes: [Fix], context: RunContext, accountKey: String?,
+    package func writeNotes(along fixes: [Fix], context: RunContext, accountKey: String?,
                            noted: @Sendable (LocationLogger.Outcome, MovementDecision.Verdict) -> Void = { _, _ in }) async throws -> Notes {
         let sorted = fixes.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
         var track: [Fix] = []

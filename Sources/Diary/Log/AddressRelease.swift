@@ -8,11 +8,11 @@ import Outbox
 /// A queued note that waited for its address and goes without it (no geocoder, the lookups
 /// failed for good, an export): rendered again with its coordinates alone, so no note reaches
 /// Evernote or an ENEX file saying "Address pending". Sync and export both go through here.
-public enum AddressRelease {
+package enum AddressRelease {
     /// The note as it goes: title and content rendered again from its fix, map, words and files,
     /// with `place` when one was found, else with `addressPending` false. Nil when it cannot be
     /// rendered again (its fix is gone, the template now fails): it then goes as it was queued.
-    public static func draft(of note: OutboxNote, fix record: FixRecord?, place: Place? = nil, outbox: OutboxStore,
+    package static func draft(of note: OutboxNote, fix record: FixRecord?, place: Place? = nil, outbox: OutboxStore,
                              renderer: NoteRenderer) async throws(OutboxError) -> NoteDraft? {
         guard let id = note.id, let record, let fix = try? record.fix() else { return nil }
         let map = try await outbox.mapReference(of: id)
@@ -25,7 +25,7 @@ public enum AddressRelease {
     /// Releases the notes without their address, each rendered again with its coordinates alone
     /// (those that cannot be go as queued). Returns how many were released; a note dropped or
     /// sent meanwhile is left out.
-    public static func release(_ rows: [(note: OutboxNote, fix: FixRecord?)], outbox: OutboxStore, renderer: NoteRenderer?,
+    package static func release(_ rows: [(note: OutboxNote, fix: FixRecord?)], outbox: OutboxStore, renderer: NoteRenderer?,
                                now: Date) async throws(OutboxError) -> Int {
         var asQueued: [Int64] = []
         var released = 0
@@ -53,7 +53,7 @@ public enum AddressRelease {
 /// (`export --new`), a note first has its address looked up (at most `lookups` an export, each
 /// within the geocoder's budget) and stored; a copy (no `--new`) changes nothing in the outbox
 /// and asks no geocoder. Either way a note without its address goes with its coordinates alone.
-public actor ExportAddresses {
+package actor ExportAddresses {
     let outbox: OutboxStore
     let renderer: NoteRenderer
     let lookup: (any PlaceLookup)?
@@ -61,7 +61,7 @@ public actor ExportAddresses {
     var lookupsLeft: Int
     let keeps: Bool
 
-    public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, budget: Duration,
+    package init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, budget: Duration,
                 lookups: Int = 20, keeps: Bool) {
         self.outbox = outbox
         self.renderer = renderer
@@ -72,7 +72,7 @@ public actor ExportAddresses {
     }
 
     /// `note` as it goes into the file: unchanged unless it waits for its address.
-    public func complete(_ note: OutboxNote) async throws -> OutboxNote {
+    package func complete(_ note: OutboxNote) async throws -> OutboxNote {
         guard note.addressPending, let id = note.id else { return note }
         let record = try await outbox.fixRecord(id: note.fixId)
         var place: Place?

@@ -9,7 +9,7 @@ import Outbox
 
 /// Looks up the place a fix is at; the geocoder behind it may be slow or unreachable. Each
 /// lookup keeps to its own time budget (`CachingGeocoder`: `geocoding.timeout`).
-public protocol PlaceLookup: Sendable {
+package protocol PlaceLookup: Sendable {
     func place(for fix: Fix) async throws -> Place
 }
 
@@ -26,19 +26,19 @@ public protocol PlaceLookup: Sendable {
 /// The time budget is applied once, by the request (`NominatimGeocoder.fetchReply`: the wait
 /// for the shared rate limit included); the cache's reads and writes are GRDB's async calls,
 /// off Swift's cooperative pool.
-public final class CachingGeocoder: PlaceLookup {
-    public let cache: GeocodeCache
-    public let geocoder: NominatimGeocoder
+package final class CachingGeocoder: PlaceLookup {
+    package let cache: GeocodeCache
+    package let geocoder: NominatimGeocoder
     let now: @Sendable () -> Date
 
-    public init(cache: GeocodeCache, geocoder: NominatimGeocoder, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(cache: GeocodeCache, geocoder: NominatimGeocoder, now: @escaping @Sendable () -> Date = { Date() }) {
         self.cache = cache
         self.geocoder = geocoder
         self.now = now
     }
 
     /// Cache and geocoder over the outbox's database.
-    public convenience init(outbox: OutboxStore, configuration: NominatimConfiguration,
+    package convenience init(outbox: OutboxStore, configuration: NominatimConfiguration,
                             precision: Int = GeocodeCache.defaultPrecision,
                             timeToLive: TimeInterval = GeocodeCache.defaultTimeToLive) {
         let cache = GeocodeCache(outbox: outbox, precision: precision, timeToLive: timeToLive)
@@ -47,7 +47,7 @@ public final class CachingGeocoder: PlaceLookup {
 
     /// A geocoder configured from settings (`geocoding.timeout` its budget), caching in the
     /// outbox's own database file.
-    public convenience init(config: Config, outbox: OutboxStore, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package convenience init(config: Config, outbox: OutboxStore, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let baseURL = config.string(.geocodingURL) ?? NominatimConfiguration.defaultBaseURL
         let configuration = NominatimConfiguration(
             baseURL: baseURL,
@@ -60,23 +60,23 @@ public final class CachingGeocoder: PlaceLookup {
     }
 
     /// The configured geocoder, or nil when `geocoding.enabled` is off.
-    public static func ifEnabled(config: Config, outbox: OutboxStore) -> CachingGeocoder? {
+    package static func ifEnabled(config: Config, outbox: OutboxStore) -> CachingGeocoder? {
         config.boolean(.geocodingEnabled) ? CachingGeocoder(config: config, outbox: outbox) : nil
     }
 
     /// The place of a fix within the configured budget; `.noAddress` when there is none.
-    public func place(for fix: Fix) async throws -> Place {
+    package func place(for fix: Fix) async throws -> Place {
         let address = try await address(latitude: fix.latitude, longitude: fix.longitude)
         guard !address.isEmpty else { throw GeocodingError.noAddress }
         return Place(address: address.formatted, displayName: address.displayName)
     }
 
-    public func address(latitude: Double, longitude: Double) async throws -> Address {
+    package func address(latitude: Double, longitude: Double) async throws -> Address {
         try await address(latitude: latitude, longitude: longitude, timeBudget: geocoder.configuration.timeBudget)
     }
 
     /// As `address(latitude:longitude:)`, with this call's own time budget.
-    public func address(latitude: Double, longitude: Double, timeBudget: Duration) async throws -> Address {
+    package func address(latitude: Double, longitude: Double, timeBudget: Duration) async throws -> Address {
         let key = cache.key(latitude: latitude, longitude: longitude, language: geocoder.configuration.language)
         let cached = try await cache.entry(for: key, now: now())
         if let cached, !cached.isStale, let answer = Self.answer(cached.reply) {
@@ -106,7 +106,7 @@ public final class CachingGeocoder: PlaceLookup {
     /// The cached answer only, stale or not, without any request: `nil` when nothing is cached;
     /// throws `.noAddress` when the service said there is no address there.
     /// `OutboxError` when the database fails.
-    public func cachedAddress(latitude: Double, longitude: Double) async throws -> Address? {
+    package func cachedAddress(latitude: Double, longitude: Double) async throws -> Address? {
         let key = cache.key(latitude: latitude, longitude: longitude, language: geocoder.configuration.language)
         guard let entry = try await cache.entry(for: key, now: now()), let answer = Self.answer(entry.reply) else { return nil }
         return try answer.get()

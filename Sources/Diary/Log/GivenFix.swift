@@ -9,8 +9,8 @@ import Outbox
 
 /// A fix already in hand, as a `LocationSource`: how `watch` hands its fix to the same
 /// `LocationLogger` that `enlog log` uses.
-public struct GivenFix: LocationSource {
-    public let fix: Fix
-    public init(fix: Fix) { self.fix = fix }
-    public func currentFix() async throws -> Fix { fix }
+package struct GivenFix: LocationSource {
+    package let fix: Fix
+    package init(fix: Fix) { self.fix = fix }
+    package func currentFix() async throws -> Fix { fix }
 }

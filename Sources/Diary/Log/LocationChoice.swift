@@ -7,17 +7,17 @@ import Compose
 import Outbox
 /// Which location source `enlog log` uses: a position given by hand, an NMEA log, or gpsd
 /// with the configured address, timeout and quality filter.
-public struct LocationChoice: Sendable {
-    public var at: String?
-    public var nmea: String?
+package struct LocationChoice: Sendable {
+    package var at: String?
+    package var nmea: String?
 
-    public init(at: String?, nmea: String?) {
+    package init(at: String?, nmea: String?) {
         self.at = at
         self.nmea = nmea
     }
 
     /// Manual and NMEA fixes are taken as given: the quality filter is for live gpsd fixes.
-    public func source(config: Config) throws -> any LocationSource {
+    package func source(config: Config) throws -> any LocationSource {
         if let at { return try ManualLocation(at) }
         if let nmea { return NMEALogLocation(path: nmea) }
         let endpoint = try GPSDLocation.Endpoint(parsing: config.string(.gpsd) ?? "127.0.0.1:2947")

@@ -15,15 +15,15 @@ import Outbox
 /// 4. stored in one outbox transaction (fix and note, or the note on a fix already in the
 ///    history), so that a note is stored whole or not at all and never waits on the network
 ///    longer than the longer of the two budgets.
-public struct LocationLogger: Sendable {
-    public struct Outcome: Sendable {
-        public var note: OutboxNote
-        public var fix: Fix
+package struct LocationLogger: Sendable {
+    package struct Outcome: Sendable {
+        package var note: OutboxNote
+        package var fix: Fix
         /// Why the lookup of the address failed (unreachable, too slow), when it was tried and did.
-        public var addressProblem: String?
+        package var addressProblem: String?
         /// Why the map could not be made now; `mapPending` says whether sync will try again.
-        public var mapProblem: String?
-        public var mapPending: Bool
+        package var mapProblem: String?
+        package var mapPending: Bool
     }
 
     private let outbox: OutboxStore
@@ -42,7 +42,7 @@ public struct LocationLogger: Sendable {
     /// - Parameters:
     ///   - lookup: the address of a fix, within its own budget (nil: none now).
     ///   - maps: makes the note's map image (nil: no map); `mapBudget` bounds it.
-    public init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, account: String? = nil,
+    package init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, account: String? = nil,
                 maps: MapRenderer? = nil, mapBudget: Duration = .seconds(3), addressLater: Bool = false) {
         self.outbox = outbox
         self.renderer = renderer
@@ -57,13 +57,13 @@ public struct LocationLogger: Sendable {
     ///   - message: the user's words, placed by the template and kept with the note.
     ///   - attachments: files (`Attachments.load`) carried as resources of the note, stored with
     ///     it; the note with all of them is checked against Evernote's limits before it is stored.
-    public func log(from source: any LocationSource, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
+    package func log(from source: any LocationSource, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
         try await log(try await source.currentFix(), historyFix: nil, message: message, attachments: attachments)
     }
 
     /// - Parameter historyFix: the fix's row when it is in the history already (`enlog import
     ///   --notes`): the note is written on it instead of storing the fix again.
-    public func log(_ fix: Fix, historyFix: Int64?, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
+    package func log(_ fix: Fix, historyFix: Int64?, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
         // 1. The address and the map, side by side; neither throws (what went wrong is kept).
         async let address = address(of: fix)
         async let map = map(of: fix)

@@ -8,7 +8,7 @@ import Compose
 import Outbox
 
 /// Words for a note that could not be had.
-public enum MessageError: ENLogError, Equatable {
+package enum MessageError: ENLogError, Equatable {
     case unreadable(path: String, reason: String)
     /// `--message-file -` with standard input closed (`<&-`), not merely empty.
     case standardInputClosed
@@ -21,7 +21,7 @@ public enum MessageError: ENLogError, Equatable {
     /// The editor left the file empty: taken as "do not log", as git takes an empty commit message.
     case emptyFromEditor
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .unreadable(let path, let reason):
             return "cannot read the message from \(path): \(reason)"
@@ -38,14 +38,14 @@ public enum MessageError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .noEditor, .noTerminal: return "give the words with -m TEXT or --message-file FILE"
         default: return nil
         }
     }
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .unreadable, .standardInputClosed: return .noInput
         case .noEditor, .noTerminal, .editorFailed, .emptyFromEditor: return .usage
@@ -55,14 +55,14 @@ public enum MessageError: ENLogError, Equatable {
 
 /// Where `enlog log` takes a note's words from: `-m` (each one a paragraph), a file or standard
 /// input, and `-e` (the editor, started with what the others gave).
-public struct MessageInput: Sendable {
-    public var paragraphs: [String]
-    public var file: String?
-    public var edit: Bool
+package struct MessageInput: Sendable {
+    package var paragraphs: [String]
+    package var file: String?
+    package var edit: Bool
 
-    public static let standardInputPath = "-"
+    package static let standardInputPath = "-"
 
-    public init(paragraphs: [String] = [], file: String? = nil, edit: Bool = false) {
+    package init(paragraphs: [String] = [], file: String? = nil, edit: Bool = false) {
         self.paragraphs = paragraphs
         self.file = file
         self.edit = edit
@@ -71,7 +71,7 @@ public struct MessageInput: Sendable {
     /// The words, or nil when none were asked for (or all given were blank).
     /// - Parameter arguments: the command line as the kernel passed it, to tell a `-m` that was
     ///   not UTF-8 (which the argument parser repaired into U+FFFD) from one that was.
-    public func read(environment: [String: String] = ProcessInfo.processInfo.environment,
+    package func read(environment: [String: String] = ProcessInfo.processInfo.environment,
                      arguments: [[UInt8]] = Self.rawArguments()) throws(MessageError) -> String? {
         for paragraph in paragraphs where paragraph.unicodeScalars.contains("\u{FFFD}") {
             for raw in arguments where String(decoding: raw, as: UTF8.self) == paragraph {
@@ -111,7 +111,7 @@ public struct MessageInput: Sendable {
     }
 
     /// The process's arguments as bytes, undecoded.
-    public static func rawArguments() -> [[UInt8]] {
+    package static func rawArguments() -> [[UInt8]] {
         (0..<Int(CommandLine.argc)).compactMap { index in
             CommandLine.unsafeArgv[index].map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
         }

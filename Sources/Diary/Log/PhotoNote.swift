@@ -10,18 +10,18 @@ import Outbox
 /// `enlog log --photo`: each photo's EXIF GPS position is the fix of a note that carries the photo
 /// (and the `--attach` files), or with `--one-note` a single note at the first photo's place
 /// carrying them all. Every photo is read and checked before any note is stored.
-public struct PhotoNote: Sendable, LocationSource {
-    public var position: PhotoPosition
+package struct PhotoNote: Sendable, LocationSource {
+    package var position: PhotoPosition
     /// The photo(s) first, then the other files.
-    public var files: [NoteResource]
+    package var files: [NoteResource]
 
-    public func currentFix() async throws -> Fix { position.fix }
+    package func currentFix() async throws -> Fix { position.fix }
 
     /// - Parameters:
     ///   - maxAge: the quality filter's age limit, measured at the moment each photo was taken.
     ///   - minAccuracy: applied to a photo that states its accuracy; one that states none is
     ///     taken as it is, like a position given by hand (most cameras write no accuracy).
-    public static func plan(photos: [String], attachments: [NoteResource], oneNote: Bool,
+    package static func plan(photos: [String], attachments: [NoteResource], oneNote: Bool,
                             maxAge: TimeInterval?, minAccuracy: Double?) throws -> [PhotoNote] {
         var notes: [PhotoNote] = []
         for path in photos {

@@ -8,25 +8,25 @@ import Outbox
 /// newer exports write `2017-05-02T12:12:04+10:00`), else note.time_zone. A day is read in the
 /// zone it was lived in, so a night in Australia reads 21:17–06:23 there, not 11:17–04:23 in
 /// Toronto.
-public struct LivedZones: Sendable {
+package struct LivedZones: Sendable {
     /// note.time_zone (else TZ): the zone of every instant no source stated an offset near.
-    public let fallback: TimeZone
+    package let fallback: TimeZone
     /// Stated offsets, oldest first.
     let stated: [OutboxStore.LivedOffset]
 
     /// How far from a stated offset an instant still takes it: the hours between two imported
     /// points of a night (a visit's start and the next morning's walk) were lived in their zone.
-    public static let reach: TimeInterval = 12 * 3600
+    package static let reach: TimeInterval = 12 * 3600
     /// How far a day's instants may lie from its UTC date: −12:00 to +14:00, with a margin.
     static let dayMargin: TimeInterval = 26 * 3600
 
-    public init(fallback: TimeZone, stated: [OutboxStore.LivedOffset] = []) {
+    package init(fallback: TimeZone, stated: [OutboxStore.LivedOffset] = []) {
         self.fallback = fallback
         self.stated = stated
     }
 
     /// The offsets the history states from `reach` before `start` to `reach` after `end`.
-    public static func load(outbox: OutboxStore, from start: Date, to end: Date,
+    package static func load(outbox: OutboxStore, from start: Date, to end: Date,
                             fallback: TimeZone) async throws(OutboxError) -> LivedZones {
         let lower = start == .distantPast ? start : start.addingTimeInterval(-reach)
         let upper = end == .distantFuture ? end : end.addingTimeInterval(reach)
@@ -35,7 +35,7 @@ public struct LivedZones: Sendable {
 
     /// The offset stated on both sides of `time` when they agree (however far apart: lived
     /// there in between), else the stated offset nearest `time` within `reach`; nil when none is.
-    public func statedOffset(at time: Double) -> Int? {
+    package func statedOffset(at time: Double) -> Int? {
         guard !stated.isEmpty else { return nil }
         var low = 0, high = stated.count
         while low < high {
@@ -50,26 +50,26 @@ public struct LivedZones: Sendable {
     }
 
     /// Seconds east of UTC at `time`: stated, else the fallback zone's at that instant.
-    public func offset(at time: Double) -> Int {
+    package func offset(at time: Double) -> Int {
         statedOffset(at: time) ?? fallback.secondsFromGMT(for: Date(timeIntervalSince1970: time))
     }
 
     /// `2017-05-02T21:17:00+10:00`: the instant on the clock it was lived by, with that offset.
-    public func text(_ date: Date) -> String {
+    package func text(_ date: Date) -> String {
         Self.text(date, offset: offset(at: date.timeIntervalSince1970))
     }
 
-    public static func text(_ date: Date, offset: Int) -> String {
+    package static func text(_ date: Date, offset: Int) -> String {
         InstantText.localTime(date, offsetSeconds: offset, dateSeparator: "-", between: "T") + InstantText.offset(offset)
     }
 
     /// A fixed offset as a zone: `TimeZone(secondsFromGMT:)` (Foundation names it GMT+1000).
-    public static func zone(offset: Int) -> TimeZone {
+    package static func zone(offset: Int) -> TimeZone {
         TimeZone(secondsFromGMT: offset) ?? TimeZone(identifier: "UTC")!
     }
 
     /// A zone as enlog prints it: `America/Toronto`, or `UTC+10:00` for a fixed offset.
-    public static func name(_ zone: TimeZone) -> String {
+    package static func name(_ zone: TimeZone) -> String {
         guard zone.identifier.hasPrefix("GMT") else { return zone.identifier }
         return "UTC" + InstantText.offset(zone.secondsFromGMT())
     }
@@ -77,7 +77,7 @@ public struct LivedZones: Sendable {
     /// The day named `name` (YYYY-MM-DD) in the zone it was lived in: the offset most of the
     /// stated instants whose local date is that day carry; else the day in `fallback`. Nil when
     /// `name` is no date.
-    public static func day(_ name: String, outbox: OutboxStore, fallback: TimeZone) async throws(OutboxError) -> TrackDay? {
+    package static func day(_ name: String, outbox: OutboxStore, fallback: TimeZone) async throws(OutboxError) -> TrackDay? {
         guard let nominal = TrackDay(name, timeZone: fallback) else { return nil }
         let stated = try await outbox.livedOffsets(from: nominal.start.addingTimeInterval(-dayMargin),
                                                    to: nominal.end.addingTimeInterval(dayMargin))
@@ -85,7 +85,7 @@ public struct LivedZones: Sendable {
     }
 
     /// `nominal` (a day in `fallback`) as it was lived: see `day(_:outbox:fallback:)`.
-    public func day(_ nominal: TrackDay) -> TrackDay {
+    package func day(_ nominal: TrackDay) -> TrackDay {
         let digits = Array(nominal.name.utf8).map { Int64($0) - 0x30 }
         let dayNumber = InstantText.days(fromYear: digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3],
                                          month: digits[5] * 10 + digits[6], day: digits[8] * 10 + digits[9])

@@ -3,10 +3,10 @@ import Foundation
 /// How a move was made, in a few plain words: from the source's own activity type where it
 /// names one (Google's `IN_PASSENGER_VEHICLE`, the iOS export's "in passenger vehicle", a GPX
 /// `<type>`), else inferred from the move's speed.
-public enum MoveMode {
+package enum MoveMode {
     /// The source's word as enlog writes it; nil for a word that says nothing of how
     /// (`STILL`, `UNKNOWN_ACTIVITY_TYPE`). A word enlog does not know is kept, lower-cased.
-    public static func fromSource(_ word: String) -> String? {
+    package static func fromSource(_ word: String) -> String? {
         let key = word.trimmingCharacters(in: .whitespaces).uppercased()
             .replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "-", with: "_")
         guard !key.isEmpty else { return nil }
@@ -37,7 +37,7 @@ public enum MoveMode {
     /// The mode a move's pace suggests, with no word from the source: metres and seconds of
     /// actual movement (`moving`), and the move's whole span (`span`, for a move across a gap).
     /// Nil for a move too short to tell (under 200 m).
-    public static func inferred(metres: Double, moving: Double, span: Double) -> String? {
+    package static func inferred(metres: Double, moving: Double, span: Double) -> String? {
         guard metres >= 200 else { return nil }
         // Over a gap: only a pace no ground transport keeps for the whole span says anything.
         let seconds = moving > 0 ? moving : span

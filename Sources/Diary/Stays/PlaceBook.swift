@@ -11,7 +11,7 @@ import Outbox
 /// from an import's address, or from the geocoder; a better name is never replaced by a worse
 /// one. A placeholder (Google's "aliased location", "searched address", "unknown") is no name
 /// (`VisitNames`): such a place takes its address, else the geocoder's name.
-public struct PlaceBook: Sendable {
+package struct PlaceBook: Sendable {
     let outbox: OutboxStore
     /// The radius of a place a stay makes, metres.
     let newPlaceRadius: Double
@@ -25,7 +25,7 @@ public struct PlaceBook: Sendable {
     /// named on a later run, as a note's address is looked up later when offline.
     static let lookupsPerRun = 10
 
-    public init(outbox: OutboxStore, newPlaceRadius: Double, geocoder: CachingGeocoder?, keeping: Bool = true) {
+    package init(outbox: OutboxStore, newPlaceRadius: Double, geocoder: CachingGeocoder?, keeping: Bool = true) {
         self.outbox = outbox
         self.newPlaceRadius = newPlaceRadius
         self.geocoder = keeping ? geocoder : nil
@@ -34,7 +34,7 @@ public struct PlaceBook: Sendable {
 
     /// The place of each stay, in order, making and naming places as needed (the new places in
     /// one transaction, however many stays a span of years has).
-    public func places(of stays: [StayDetector.Stay]) async throws -> [PlaceRecord] {
+    package func places(of stays: [StayDetector.Stay]) async throws -> [PlaceRecord] {
         var known = try await outbox.places()
         let stored = known.count
         var renamed: [Int: (name: String, source: PlaceRecord.NameSource)] = [:]

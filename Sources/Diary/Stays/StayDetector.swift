@@ -19,18 +19,18 @@ import Configuration
 ///   a typed `--at` fix is an anchor: it fixes the centre and makes a stay however short.
 ///
 /// A pure value: history in, stays out, one pass in time order.
-public struct StayDetector: Sendable, Equatable {
-    public struct Point: Sendable, Equatable {
-        public var latitude: Double
-        public var longitude: Double
+package struct StayDetector: Sendable, Equatable {
+    package struct Point: Sendable, Equatable {
+        package var latitude: Double
+        package var longitude: Double
         /// Metres; nil when the source gave none (taken as a good GPS fix).
-        public var accuracy: Double?
+        package var accuracy: Double?
         /// Seconds since 1970.
-        public var time: Double
+        package var time: Double
         /// A position the person typed or chose (`--at`): exact, and a stay by itself.
-        public var anchor: Bool
+        package var anchor: Bool
 
-        public init(latitude: Double, longitude: Double, accuracy: Double? = nil, time: Double, anchor: Bool = false) {
+        package init(latitude: Double, longitude: Double, accuracy: Double? = nil, time: Double, anchor: Bool = false) {
             self.latitude = latitude
             self.longitude = longitude
             self.accuracy = accuracy
@@ -40,16 +40,16 @@ public struct StayDetector: Sendable, Equatable {
     }
 
     /// A stay another program judged (Google's visits from `enlog import`): taken for its span.
-    public struct Visit: Sendable, Equatable {
-        public var latitude: Double
-        public var longitude: Double
-        public var start: Double
-        public var end: Double
-        public var name: String?
+    package struct Visit: Sendable, Equatable {
+        package var latitude: Double
+        package var longitude: Double
+        package var start: Double
+        package var end: Double
+        package var name: String?
         /// `name` is the import's address for the place, not a name it gave.
-        public var nameIsAddress: Bool
+        package var nameIsAddress: Bool
 
-        public init(latitude: Double, longitude: Double, start: Double, end: Double, name: String? = nil,
+        package init(latitude: Double, longitude: Double, start: Double, end: Double, name: String? = nil,
                     nameIsAddress: Bool = false) {
             self.latitude = latitude
             self.longitude = longitude
@@ -60,38 +60,38 @@ public struct StayDetector: Sendable, Equatable {
         }
     }
 
-    public struct Stay: Sendable, Equatable, Codable {
-        public enum Origin: String, Sendable, Codable {
+    package struct Stay: Sendable, Equatable, Codable {
+        package enum Origin: String, Sendable, Codable {
             /// Found in the fixes.
             case fixes
             /// An imported program's visit.
             case visit
         }
 
-        public var latitude: Double
-        public var longitude: Double
+        package var latitude: Double
+        package var longitude: Double
         /// Seconds since 1970.
-        public var arrival: Double
-        public var departure: Double
+        package var arrival: Double
+        package var departure: Double
         /// The fixes it was found in (0 for a visit).
-        public var fixes: Int
-        public var origin: Origin
+        package var fixes: Int
+        package var origin: Origin
         /// The visit's own name, when an import gave one.
-        public var name: String?
+        package var name: String?
         /// `name` is the import's address for the place, not a name it gave.
-        public var nameIsAddress = false
+        package var nameIsAddress = false
 
-        public var duration: Double { departure - arrival }
+        package var duration: Double { departure - arrival }
     }
 
     /// Metres from a stay's centre within which a fix (plus its accuracy) is still there.
-    public var radius: Double
+    package var radius: Double
     /// Seconds someone must stay to make a stay (an anchor aside).
-    public var minDuration: Double
+    package var minDuration: Double
     /// Longest silence, seconds, a stay lasts through when the fixes on both sides are there.
-    public var maxGap: Double
+    package var maxGap: Double
     /// Fixes less accurate than this, metres, are left out.
-    public var maxAccuracy: Double
+    package var maxAccuracy: Double
 
     /// Consecutive fixes off the place a stay survives however long they last (up to
     /// `outlierSpan`): a GPS jump is one or two fixes. More survive only while they span less
@@ -106,7 +106,7 @@ public struct StayDetector: Sendable, Equatable {
     /// A fix without an accuracy is weighed as this good, metres (a phone's GPS outdoors).
     static let assumedAccuracy = 10.0
 
-    public init(radius: Double = Setting.staysRadius.defaultNumber,
+    package init(radius: Double = Setting.staysRadius.defaultNumber,
                 minDuration: Double = Setting.staysMinDuration.defaultNumber,
                 maxGap: Double = Setting.staysMaxGap.defaultNumber,
                 maxAccuracy: Double = Setting.staysMaxAccuracy.defaultNumber) {
@@ -116,14 +116,14 @@ public struct StayDetector: Sendable, Equatable {
         self.maxAccuracy = maxAccuracy
     }
 
-    public init(config: Config) {
+    package init(config: Config) {
         self.init(radius: config.number(.staysRadius), minDuration: config.number(.staysMinDuration),
                   maxGap: config.number(.staysMaxGap), maxAccuracy: config.number(.staysMaxAccuracy))
     }
 
     /// The stays in `points` (any order) and `visits`: a visit replaces the stays found in the
     /// fixes during its span. Oldest first.
-    public func stays(in points: [Point], visits: [Visit] = []) -> [Stay] {
+    package func stays(in points: [Point], visits: [Visit] = []) -> [Stay] {
         var usable = points.filter { ($0.accuracy ?? 0) <= maxAccuracy }
         if !usable.isSorted() { usable.sort { $0.time < $1.time } }
         var found = detect(usable)

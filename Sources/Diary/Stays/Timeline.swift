@@ -6,69 +6,69 @@ import Compose
 import Outbox
 
 /// A span of the history told as stays and the moves between them (`enlog timeline`).
-public struct Timeline: Sendable, Equatable, Codable {
-    public struct Stay: Sendable, Equatable, Codable {
-        public var latitude: Double
-        public var longitude: Double
+package struct Timeline: Sendable, Equatable, Codable {
+    package struct Stay: Sendable, Equatable, Codable {
+        package var latitude: Double
+        package var longitude: Double
         /// ISO 8601 with the offset of the zone it was lived in.
-        public var arrival: String
-        public var departure: String
-        public var durationSeconds: Int
+        package var arrival: String
+        package var departure: String
+        package var durationSeconds: Int
         /// The fixes it was found in; 0 for an imported visit.
-        public var fixes: Int
+        package var fixes: Int
         /// "fixes" or "visit" (an imported program's own).
-        public var origin: String
+        package var origin: String
         /// The place's id in `enlog places`.
-        public var place: Int64?
+        package var place: Int64?
         /// The place's name, else an imported visit's own.
-        public var name: String?
+        package var name: String?
     }
 
-    public struct Move: Sendable, Equatable, Codable {
-        public var departure: String
-        public var arrival: String
-        public var durationSeconds: Int
+    package struct Move: Sendable, Equatable, Codable {
+        package var departure: String
+        package var arrival: String
+        package var durationSeconds: Int
         /// Metres from the stay (or the track's end) it leaves to the one it reaches: the source's
         /// own figure for each of its activity segments (Google's `distance`), else along their
         /// waypoints, else along the fixes; a stretch without data is bridged in a straight line.
-        public var distanceMetres: Int
+        package var distanceMetres: Int
         /// The seconds of it spent moving: the source's segments and the fixes' steps, not the
         /// gaps without data.
-        public var movingSeconds: Int
+        package var movingSeconds: Int
         /// How the person moved: the source's own activity where it names one, else inferred
         /// from the pace; nil when neither tells.
-        public var mode: String?
+        package var mode: String?
         /// "source" or "inferred" (nil without a mode).
-        public var modeSource: String?
+        package var modeSource: String?
         /// The part of `distanceMetres` bridged in a straight line over gaps without data, and how many.
-        public var bridgedMetres: Int
-        public var gaps: Int
+        package var bridgedMetres: Int
+        package var gaps: Int
     }
 
-    public var from: String
-    public var to: String
+    package var from: String
+    package var to: String
     /// The zone the span was read in: note.time_zone, or `UTC+10:00` when the history states
     /// the offset the day was lived in (each time carries its own offset).
-    public var timeZone: String
-    public var stays: [Stay]
+    package var timeZone: String
+    package var stays: [Stay]
     /// Every move overlapping the span, the first and the last included (from a stay before the
     /// span or the track's first fix, to a stay after it or the track's last), in time order.
-    public var moves: [Move]
+    package var moves: [Move]
     /// The span's own share of its moves (a move across midnight counts on each side for its
     /// part): what the digest's title and body say.
-    public var distanceMetres: Int
-    public var movingSeconds: Int
-    public var bridgedMetres: Int
-    public var gaps: Int
+    package var distanceMetres: Int
+    package var movingSeconds: Int
+    package var bridgedMetres: Int
+    package var gaps: Int
 
     /// Fixes or data further apart than this during a move leave a gap: the way between is bridged.
-    public static let gapSeconds = TrackStatistics.longestGap
+    package static let gapSeconds = TrackStatistics.longestGap
 
     /// The timeline of `start..<end`: stays overlapping it, found in the fixes from `maxGap`
     /// before to `maxGap` after (so a night at home that began yesterday is whole), each the place
     /// `places` knows it as (making and naming new ones) unless `places` is nil; and the moves
     /// between them, with their distance and mode from the imported activity segments.
-    public static func build(outbox: OutboxStore, detector: StayDetector, places: PlaceBook? = nil,
+    package static func build(outbox: OutboxStore, detector: StayDetector, places: PlaceBook? = nil,
                              from start: Date, to end: Date, timeZone: TimeZone) async throws -> Timeline {
         let (found, points) = try await stays(outbox: outbox, detector: detector, from: start, to: end)
         let margin = detector.maxGap + detector.minDuration
@@ -121,7 +121,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// The stays of the history overlapping `start..<end` (some may reach beyond), with the
     /// points they were found in. An imported visit inside another (Google's secondary and
     /// child visits) is part of it, not a stay of its own; no two stays share a moment.
-    public static func stays(outbox: OutboxStore, detector: StayDetector, from start: Date,
+    package static func stays(outbox: OutboxStore, detector: StayDetector, from start: Date,
                              to end: Date) async throws(OutboxError) -> ([StayDetector.Stay], [StayDetector.Point]) {
         let margin = detector.maxGap + detector.minDuration
         let wideStart = start.addingTimeInterval(-margin), wideEnd = end.addingTimeInterval(margin)

@@ -2,11 +2,11 @@ import Foundation
 
 /// The timeline as lines for a person: "08:35–17:50  9 h 15 min  Office", the moves between in
 /// time order ("    25 min, 12.4 km by driving"), and the span's total.
-public enum TimelineText {
+package enum TimelineText {
     /// - Parameter dated: times with their date (a span of days) after a line naming the zone,
     ///   else the time of day alone (a digest, which names its zone), with the date only for a
     ///   time on another day than the timeline's first (a stay begun the evening before).
-    public static func lines(_ timeline: Timeline, dated: Bool = true) -> [String] {
+    package static func lines(_ timeline: Timeline, dated: Bool = true) -> [String] {
         guard !timeline.stays.isEmpty || !timeline.moves.isEmpty else {
             return ["no stays between \(timeline.from) and \(timeline.to)"]
         }
@@ -50,12 +50,12 @@ public enum TimelineText {
     static func kilometres(_ metres: Int) -> String { String(format: "%.1f km", Double(metres) / 1000) }
 
     /// "12.3 km" or "850 m".
-    public static func distance(_ metres: Int) -> String {
+    package static func distance(_ metres: Int) -> String {
         metres >= 1000 ? String(format: "%.1f km", Double(metres) / 1000) : "\(metres) m"
     }
 
     /// "1 h 05 min", "12 min", "40 s".
-    public static func movingTime(_ seconds: Int) -> String {
+    package static func movingTime(_ seconds: Int) -> String {
         if seconds < 60 { return "\(seconds) s" }
         let minutes = seconds / 60
         return minutes < 60 ? "\(minutes) min" : String(format: "%d h %02d min", minutes / 60, minutes % 60)

@@ -163,7 +163,7 @@ struct Auth: AsyncParsableCommand {
 
 extension ServiceKind: ExpressibleByArgument {
     /// Help and completions offer only services that exist; `sandbox` still parses, to say it is gone.
-    public static var allValueStrings: [String] { allCases.filter { $0 != .sandbox }.map(\.rawValue) }
+    package static var allValueStrings: [String] { allCases.filter { $0 != .sandbox }.map(\.rawValue) }
 }
 
 /// What the auth commands share: where credentials live, and checking them before storing.
