@@ -99,8 +99,8 @@ package struct ENMLBatchValidator: Sendable {
         }
     }
 
-    /// Every `*.enml` file below `directory`, sorted, as the file system spells the names: a walk
-    /// over bytes, since a name that is not UTF-8 has no String that opens it again.
+    /// Every `*.enml` file below `directory`, sorted, as the file system spells the names
+    /// (`FolderWalk`: a name that is not UTF-8 has no String that opens it again).
     /// Symbolic links to directories are not followed (no cycles); links to files are kept.
     /// A subfolder that cannot be listed, or an entry that cannot be looked at, is an error of its
     /// own (in name order, before the files).
@@ -112,26 +112,15 @@ package struct ENMLBatchValidator: Sendable {
             let source = String(validating: path, as: UTF8.self).map(ENMLSource.file) ?? .undecodableFile(path)
             return ENMLInputError(path: source.jsonName, reason: reason)
         }
-        var pending = [directory.last == UInt8(ascii: "/") ? directory : directory + [UInt8(ascii: "/")]]
-        while let folder = pending.popLast() {
-            guard let stream = (folder + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else {
+        FolderWalk.walk(directory) { event in
+            switch event {
+            case .unlistableFolder(let folder, let reason):
                 let shown = folder.count > 1 && folder.last == UInt8(ascii: "/") ? Array(folder.dropLast()) : folder
-                unreadable.append(failure(shown, "cannot list the directory: \(String(cString: strerror(errno)))"))
-                continue
-            }
-            defer { closedir(stream) }
-            while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-                if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
-                let path = folder + name
-                var status = stat()
-                guard (path + [0]).withUnsafeBufferPointer({ lstat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &status) }) == 0 else {
-                    unreadable.append(failure(path, String(cString: strerror(errno))))
-                    continue
-                }
-                if (status.st_mode & S_IFMT) == S_IFDIR {
-                    pending.append(path + [UInt8(ascii: "/")])
-                } else if name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) {
+                unreadable.append(failure(shown, "cannot list the directory: \(reason)"))
+            case .unreadableEntry(let path, _, let reason):
+                unreadable.append(failure(path, reason))
+            case .entry(let path, let name, let status):
+                if status.st_mode & S_IFMT != S_IFDIR, name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) {
                     found.append(path)
                 }
             }

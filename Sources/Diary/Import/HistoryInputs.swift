@@ -147,55 +147,29 @@ enum HistoryFolder {
             let shown = HistoryPath.shown(path)
             listing.unreadable.append((shown, .unreadable(path: shown, detail: detail)))
         }
-        var pending = [folder]
-        while let current = pending.popLast() {
-            guard let names = entries(of: current) else {
-                unreadable(current, String(cString: strerror(errno)))
-                continue
-            }
-            var folders: [[UInt8]] = []
-            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) where name.first != UInt8(ascii: ".") {
-                let path = current.last == UInt8(ascii: "/") ? current + name : current + [UInt8(ascii: "/")] + name
-                var status = stat()
-                guard withCPath(path, { lstat($0, &status) }) == 0 else {
-                    unreadable(path, String(cString: strerror(errno)))
-                    continue
-                }
+        func isHidden(_ name: [UInt8]) -> Bool { name.first == UInt8(ascii: ".") }
+        FolderWalk.walk(folder, enter: { !isHidden($0) }) { event in
+            switch event {
+            case .unlistableFolder(let path, let reason):
+                unreadable(path, reason)
+            case .unreadableEntry(let path, let name, let reason):
+                if !isHidden(name) { unreadable(path, reason) }
+            case .entry(let path, let name, var status):
+                guard !isHidden(name) else { return }
                 if status.st_mode & S_IFMT == S_IFLNK {
-                    guard withCPath(path, { stat($0, &status) }) == 0 else {
+                    guard FolderWalk.withCPath(path, { stat($0, &status) }) == 0 else {
                         unreadable(path, "a symbolic link to nothing readable (\(String(cString: strerror(errno))))")
-                        continue
+                        return
                     }
-                    if status.st_mode & S_IFMT == S_IFDIR { continue }
+                    if status.st_mode & S_IFMT == S_IFDIR { return }
                 }
                 switch status.st_mode & S_IFMT {
-                case S_IFDIR: folders.append(path)
+                case S_IFDIR: break   // walked after its siblings
                 case S_IFREG: listing.files.append(path)
-                default:
-                    unreadable(path, "not a regular file (\(FileBytes.describe(status.st_mode & S_IFMT))); skipped")
+                default: unreadable(path, "not a regular file (\(FileBytes.describe(status.st_mode & S_IFMT))); skipped")
                 }
             }
-            pending.append(contentsOf: folders.reversed())
         }
         return listing
-    }
-
-    private static func withCPath(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
-        (path + [0]).withUnsafeBufferPointer { body(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
-    }
-
-    /// The names in `folder` but `.` and `..`, as bytes; nil (errno set) when it cannot be opened.
-    private static func entries(of folder: [UInt8]) -> [[UInt8]]? {
-        guard !folder.contains(0) else { errno = EINVAL; return nil }
-        guard let stream = (folder + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) })
-        else { return nil }
-        defer { closedir(stream) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
-            names.append(name)
-        }
-        return names
     }
 }
