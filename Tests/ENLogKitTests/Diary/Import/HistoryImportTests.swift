@@ -142,7 +142,7 @@ final class HistoryImportTests: XCTestCase {
     /// The same for Google's Records.json, read by the JSON reader while the chunks are written
     /// on a thread of their own, killed after a random number of whole chunks.
     func testAKilledRecordsImportRerunGivesTheHistoryOfOneCleanRun() throws {
-        let records = 200_000
+        let records = 60_000
         try killAndRerun(name: "Records.json", contents: Self.records(count: records), points: records)
     }
 
