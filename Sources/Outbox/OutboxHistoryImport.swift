@@ -51,6 +51,36 @@ extension OutboxSchema {
     }
 }
 
+extension OutboxSchema {
+    static let fixIdentityMigration = "fix-identity-v1"
+
+    /// The duplicate rule of `enlog import` kept by SQLite itself rather than by a lookup per
+    /// point: a unique index on an imported point's time and device (no device: ''). Outboxes
+    /// that already hold equal imported times keep the first (the lowest id); later ones are
+    /// deleted, except one a note was written on, which stays as a fix outside any import (a
+    /// note's fix outlives its import). enlog's own fixes (`log`, `watch`: no import run) may
+    /// share a time, and an imported point without a device is refused at the time of one of
+    /// them: `fix_own_on_timestamp` finds those, and holds only enlog's own fixes.
+    ///
+    /// `fix_on_importRun` gives way to `importRun.firstFix`: the first fix id a run can have
+    /// written (ids only grow), so taking back a failed file's rows walks the rows since then
+    /// in id order rather than an index every imported point paid for.
+    static func registerFixIdentityMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(fixIdentityMigration) { db in
+            let laterTwin = """
+                importRun IS NOT NULL AND EXISTS (SELECT 1 FROM fix AS first WHERE first.timestamp = fix.timestamp
+                    AND first.importRun IS NOT NULL AND ifnull(first.device, '') = ifnull(fix.device, '') AND first.id < fix.id)
+                """
+            try db.execute(sql: "DELETE FROM fix WHERE \(laterTwin) AND id NOT IN (SELECT fixId FROM note)")
+            try db.execute(sql: "UPDATE fix SET importRun = NULL WHERE \(laterTwin)")
+            try db.execute(sql: "CREATE UNIQUE INDEX fix_import_identity ON fix(timestamp, ifnull(device, '')) WHERE importRun IS NOT NULL")
+            try db.execute(sql: "CREATE INDEX fix_own_on_timestamp ON fix(timestamp) WHERE importRun IS NULL")
+            try db.execute(sql: "DROP INDEX fix_on_importRun")
+            try db.alter(table: "importRun") { t in t.add(column: "firstFix", .integer) }
+        }
+    }
+}
+
 /// Writes one file's points and visits into the history for `enlog import`, a chunk per
 /// transaction, so that memory stays bounded and other writers (`watch`, `log`) wait at most
 /// one chunk.
@@ -64,31 +94,54 @@ extension OutboxSchema {
 /// and marks every unfinished run of that file done.
 ///
 /// A point is already there when the history has one at the same millisecond from the same
-/// device (no device: the device of enlog's own fixes). The lookup is served by
-/// `fix_on_timestamp`; rows are bound through SQLite's C API on statements prepared once per
-/// chunk, which is what makes an import of millions of points take seconds.
+/// device (no device: the device of enlog's own fixes). Among imported points the unique index
+/// `fix_import_identity` refuses it as it is inserted (`ON CONFLICT DO NOTHING`); a point
+/// without a device is also looked up among enlog's own fixes, and only when the chunk's time
+/// span holds one. The statements are prepared once per writer and bound through SQLite's C
+/// API, every return code checked: what makes an import of millions of points take seconds.
 package final class HistoryImportWriter {
-    package struct Counts: Sendable, Equatable {
-        package var added = 0
-        package var alreadyThere = 0
-        package var visitsAdded = 0
-        package var segmentsAdded = 0
+    public struct Counts: Sendable, Equatable {
+        public var added = 0
+        public var alreadyThere = 0
+        public var visitsAdded = 0
+        public var segmentsAdded = 0
+
+        public init() {}
+
+        public static func += (total: inout Counts, more: Counts) {
+            total.added += more.added
+            total.alreadyThere += more.alreadyThere
+            total.visitsAdded += more.visitsAdded
+            total.segmentsAdded += more.segmentsAdded
+        }
     }
 
     let store: OutboxStore
     let path: String
     let format: String
-    package let run: Int64
+    public let run: Int64
+    /// Prepared on the writer connection at the first chunk, kept for the following ones.
+    private var statements: ImportStatements?
+    /// A time as `StorageTime` text, bound without a copy (SQLITE_STATIC) for one step.
+    private let timeText = UnsafeMutablePointer<UInt8>.allocate(capacity: StorageTime.length)
 
     package init(store: OutboxStore, path: String, format: String, now: Date = Date()) throws(OutboxError) {
         self.store = store
         self.path = path
         self.format = format
         run = try store.writeNow { db in
-            try db.execute(sql: "INSERT INTO importRun (path, format, state, startedAt) VALUES (?, ?, 'running', ?)",
-                           arguments: [path, format, now])
+            try db.execute(sql: """
+                INSERT INTO importRun (path, format, state, startedAt, firstFix)
+                VALUES (?, ?, 'running', ?, ifnull((SELECT seq FROM sqlite_sequence WHERE name = 'fix'), 0) + 1)
+                """, arguments: [path, format, now])
             return db.lastInsertedRowID
         }
+    }
+
+    deinit {
+        // Finalized on the writer connection's own queue: SQLite's connection is not shared between threads.
+        if statements != nil { try? store.writeNowWithoutTransaction { _ in statements = nil } }
+        timeText.deallocate()
     }
 
     /// Adds `points` and `visits` in one transaction.
@@ -99,56 +152,27 @@ package final class HistoryImportWriter {
         return try store.writeNow { db in
             var counts = Counts()
             let connection = db.sqliteConnection
+            let statements = try self.statements(on: connection)
             let created = StorageTime.text(now)
             if !points.isEmpty {
-                let existing = try RawStatement(connection, "SELECT 1 FROM fix WHERE timestamp = ?1 AND device IS ?2 LIMIT 1")
-                let insert = try RawStatement(connection, """
-                    INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device, importRun, utcOffset)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                    """)
-                for point in points {
-                    let fix = point.fix
-                    let time = StorageTime.text(fix.timestamp)
-                    existing.bind(1, time)
-                    existing.bind(2, point.device)
-                    if try existing.stepFindsRow() {
-                        counts.alreadyThere += 1
-                        continue
-                    }
-                    insert.bind(1, fix.latitude)
-                    insert.bind(2, fix.longitude)
-                    insert.bind(3, fix.altitude)
-                    insert.bind(4, fix.horizontalAccuracy)
-                    insert.bind(5, fix.speed)
-                    insert.bind(6, fix.course)
-                    insert.bind(7, time)
-                    insert.bind(8, fix.source.rawValue)
-                    insert.bind(9, created)
-                    insert.bind(10, point.device)
-                    insert.bind(11, run)
-                    insert.bind(12, point.utcOffset.map(Int64.init))
-                    try insert.execute()
-                    counts.added += 1
-                }
+                counts.added = try insert(points, statements, created: created)
+                counts.alreadyThere = points.count - counts.added
             }
             if !visits.isEmpty {
-                let insert = try RawStatement(connection, """
-                    INSERT INTO visit (start, end, latitude, longitude, name, address, placeId, semanticType, format, importRun, createdAt, utcOffset)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
-                    """)
+                let insert = statements.insertVisit
+                try insert.bind(9, format)
+                try insert.bind(10, run)
+                try insert.bind(11, created)
                 for visit in visits {
-                    insert.bind(1, StorageTime.text(visit.start))
-                    insert.bind(2, StorageTime.text(visit.end))
-                    insert.bind(3, visit.latitude)
-                    insert.bind(4, visit.longitude)
-                    insert.bind(5, visit.name)
-                    insert.bind(6, visit.address)
-                    insert.bind(7, visit.placeId)
-                    insert.bind(8, visit.semanticType)
-                    insert.bind(9, format)
-                    insert.bind(10, run)
-                    insert.bind(11, created)
-                    insert.bind(12, visit.utcOffset.map(Int64.init))
+                    try insert.bind(1, StorageTime.text(visit.start))
+                    try insert.bind(2, StorageTime.text(visit.end))
+                    try insert.bind(3, visit.latitude)
+                    try insert.bind(4, visit.longitude)
+                    try insert.bind(5, visit.name)
+                    try insert.bind(6, visit.address)
+                    try insert.bind(7, visit.placeId)
+                    try insert.bind(8, visit.semanticType)
+                    try insert.bind(12, visit.utcOffset.map(Int64.init))
                     try insert.execute()
                     counts.visitsAdded += Int(sqlite3_changes(connection))
                 }
@@ -156,6 +180,71 @@ package final class HistoryImportWriter {
             counts.segmentsAdded = try HistoryImportWriter.insert(segments, format: format, run: run, created: created, connection: connection)
             return counts
         }
+    }
+
+    /// The points new to the history, inserted; the number added.
+    private func insert(_ points: [HistoryPoint], _ statements: ImportStatements, created: String) throws -> Int {
+        let insert = statements.insertFix
+        let own = try ownFixTimes(within: points, statements)
+        // Bindings outlive `sqlite3_reset`: what is the same for the whole chunk is bound once.
+        try insert.bind(9, created)
+        try insert.bind(11, run)
+        var boundSource: Fix.Source?
+        var added = 0
+        for point in points {
+            let fix = point.fix
+            StorageTime.write(fix.timestamp, into: timeText)
+            if point.device == nil, let own,
+               own.contains(String(decoding: UnsafeBufferPointer(start: timeText, count: StorageTime.length), as: UTF8.self)) { continue }
+            if fix.source != boundSource {
+                try insert.bind(8, fix.source.rawValue)
+                boundSource = fix.source
+            }
+            try insert.bind(1, fix.latitude)
+            try insert.bind(2, fix.longitude)
+            try insert.bind(3, fix.altitude)
+            try insert.bind(4, fix.horizontalAccuracy)
+            try insert.bind(5, fix.speed)
+            try insert.bind(6, fix.course)
+            try insert.bindUnchanged(7, timeText, count: StorageTime.length)
+            try insert.bind(12, point.utcOffset.map(Int64.init))
+            if var device = point.device {
+                try device.withUTF8 { text throws in
+                    try insert.bindUnchanged(10, text.baseAddress, count: text.count)
+                    added += try insert.executeAdds()
+                }
+            } else {
+                try insert.bind(10, nil as String?)
+                added += try insert.executeAdds()
+            }
+        }
+        return added
+    }
+
+    /// The times (as stored) of enlog's own fixes that points without a device might meet: nil,
+    /// the usual answer, when the chunk's span holds none (one probe of a small index).
+    private func ownFixTimes(within points: [HistoryPoint], _ statements: ImportStatements) throws -> Set<String>? {
+        var first = Date.distantFuture, last = Date.distantPast
+        for point in points where point.device == nil {
+            first = min(first, point.fix.timestamp)
+            last = max(last, point.fix.timestamp)
+        }
+        guard first <= last else { return nil }
+        let span = statements.ownFixesWithin
+        try span.bind(1, StorageTime.text(first))
+        try span.bind(2, StorageTime.text(last))
+        var times: Set<String> = []
+        try span.eachRow { statement in
+            if let text = sqlite3_column_text(statement, 0) { times.insert(String(cString: text)) }
+        }
+        return times.isEmpty ? nil : times
+    }
+
+    private func statements(on connection: OpaquePointer?) throws -> ImportStatements {
+        if let statements, statements.connection == connection { return statements }
+        let prepared = try ImportStatements(connection)
+        statements = prepared
+        return prepared
     }
 
     /// The file was read to its end: this run and every unfinished earlier run of the same file
@@ -169,16 +258,40 @@ package final class HistoryImportWriter {
     }
 
     /// The file is bad: what this run and the unfinished earlier runs of the same file added is
-    /// taken back (rows a note was written on stay: a note's fix outlives its import).
-    package func abandon() throws(OutboxError) {
+    /// taken back (rows a note was written on stay: a note's fix outlives its import). The rows
+    /// are found from the first fix id the earliest of those runs could have written on.
+    public func abandon() throws(OutboxError) {
         let path = self.path, run = self.run
         try store.writeNow { db in
             let runs = "SELECT id FROM importRun WHERE id = \(run) OR (path = ? AND state = 'running')"
-            try db.execute(sql: "DELETE FROM fix WHERE importRun IN (\(runs)) AND id NOT IN (SELECT fixId FROM note)", arguments: [path])
+            let first = try Int64.fetchOne(db, sql: "SELECT min(ifnull(firstFix, 0)) FROM importRun WHERE id IN (\(runs))", arguments: [path]) ?? 0
+            try db.execute(sql: "DELETE FROM fix WHERE id >= ? AND importRun IN (\(runs)) AND id NOT IN (SELECT fixId FROM note)",
+                           arguments: [first, path])
             try db.execute(sql: "DELETE FROM visit WHERE importRun IN (\(runs))", arguments: [path])
             try db.execute(sql: "DELETE FROM segment WHERE importRun IN (\(runs))", arguments: [path])
             try db.execute(sql: "DELETE FROM importRun WHERE id IN (\(runs))", arguments: [path])
         }
+    }
+}
+
+/// The statements of an import, prepared once on the writer connection.
+final class ImportStatements {
+    let connection: OpaquePointer?
+    let insertFix: RawStatement
+    let ownFixesWithin: RawStatement
+    let insertVisit: RawStatement
+
+    init(_ connection: OpaquePointer?) throws {
+        self.connection = connection
+        insertFix = try RawStatement(connection, """
+            INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device, importRun, utcOffset)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
+            """)
+        ownFixesWithin = try RawStatement(connection, "SELECT timestamp FROM fix WHERE importRun IS NULL AND timestamp BETWEEN ?1 AND ?2")
+        insertVisit = try RawStatement(connection, """
+            INSERT INTO visit (start, end, latitude, longitude, name, address, placeId, semanticType, format, importRun, createdAt, utcOffset)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
+            """)
     }
 }
 
@@ -193,8 +306,8 @@ extension OutboxStore {
     }
 }
 
-/// A statement prepared on the connection for one transaction's rows, bound and stepped through
-/// SQLite's C API; errors become GRDB's `DatabaseError` so the store maps them as any other.
+/// A statement prepared on the connection, bound and stepped through SQLite's C API, every return
+/// code checked; errors become GRDB's `DatabaseError` so the store maps them as any other.
 final class RawStatement {
     private let connection: OpaquePointer?
     private var statement: OpaquePointer?
@@ -208,24 +321,34 @@ final class RawStatement {
 
     deinit { sqlite3_finalize(statement) }
 
-    func bind(_ index: Int32, _ value: Double?) {
-        if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
+    private func check(_ code: Int32) throws {
+        guard code == SQLITE_OK else { throw failure(code) }
     }
 
-    func bind(_ index: Int32, _ value: Int64) {
-        sqlite3_bind_int64(statement, index, value)
+    func bind(_ index: Int32, _ value: Double?) throws {
+        try check(value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
     }
 
-    func bind(_ index: Int32, _ value: Int64?) {
-        if let value { sqlite3_bind_int64(statement, index, value) } else { sqlite3_bind_null(statement, index) }
+    func bind(_ index: Int32, _ value: Int64) throws {
+        try check(sqlite3_bind_int64(statement, index, value))
     }
 
-    func bind(_ index: Int32, _ value: String?) {
-        guard var text = value else {
-            sqlite3_bind_null(statement, index)
-            return
-        }
-        _ = text.withUTF8 { sqlite3_bind_text(statement, index, $0.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32($0.count), Self.transient) }
+    func bind(_ index: Int32, _ value: Int64?) throws {
+        try check(value.map { sqlite3_bind_int64(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
+    }
+
+    /// Text SQLite copies: the value may go away after the call.
+    func bind(_ index: Int32, _ value: String?) throws {
+        guard var text = value else { return try check(sqlite3_bind_null(statement, index)) }
+        try check(text.withUTF8 { sqlite3_bind_text(statement, index, $0.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32($0.count), Self.transient) })
+    }
+
+    /// Text SQLite does not copy (SQLITE_STATIC): the bytes must stay as they are until the next
+    /// step has returned.
+    func bindUnchanged(_ index: Int32, _ bytes: UnsafePointer<UInt8>?, count: Int) throws {
+        // No bytes at all is the empty text, not NULL (which a null pointer would bind).
+        guard let bytes else { return try check(sqlite3_bind_text(statement, index, "", 0, Self.transient)) }
+        try check(sqlite3_bind_text(statement, index, UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), Int32(count), nil))
     }
 
     /// Steps a query: whether it gave a row. Resets the statement for the next row.
@@ -239,14 +362,36 @@ final class RawStatement {
         }
     }
 
+    /// Steps a query to its end, `body` called on each row; resets the statement.
+    func eachRow(_ body: (OpaquePointer?) throws -> Void) throws {
+        defer { sqlite3_reset(statement) }
+        while true {
+            let code = sqlite3_step(statement)
+            switch code {
+            case SQLITE_ROW: try body(statement)
+            case SQLITE_DONE: return
+            default: throw failure(code)
+            }
+        }
+    }
+
     func execute() throws {
         defer { sqlite3_reset(statement) }
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else { throw failure(code) }
     }
 
+    /// Steps an insert that may do nothing (`ON CONFLICT DO NOTHING`): 1 when it added its row.
+    func executeAdds() throws -> Int {
+        try execute()
+        return Int(sqlite3_changes(connection))
+    }
+
+    /// The connection's extended code when it is about this failure (a step's), else the code
+    /// itself (a bind's, which the connection may not record).
     private func failure(_ code: Int32) -> DatabaseError {
-        DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(connection)),
-                      message: String(cString: sqlite3_errmsg(connection)))
+        let extended = sqlite3_extended_errcode(connection)
+        return DatabaseError(resultCode: ResultCode(rawValue: extended & 0xFF == code & 0xFF ? extended : code),
+                             message: String(cString: sqlite3_errstr(code)) + ": " + String(cString: sqlite3_errmsg(connection)))
     }
 }

@@ -62,13 +62,19 @@ extension HistoryImportWriter {
         let insert = try SegmentInsert(connection)
         var added = 0
         for segment in segments {
-            try insert.execute([
-                .text(StorageTime.text(segment.start)), .text(StorageTime.text(segment.end)),
-                .number(segment.startPoint?.latitude), .number(segment.startPoint?.longitude),
-                .number(segment.endPoint?.latitude), .number(segment.endPoint?.longitude),
-                .number(segment.distance), .text(segment.mode), .text(OutboxSchema.waypointsText(segment.waypoints)),
-                .text(format), .integer(run), .text(created),
-            ])
+            try insert.bind(1, StorageTime.text(segment.start))
+            try insert.bind(2, StorageTime.text(segment.end))
+            try insert.bind(3, segment.startPoint?.latitude)
+            try insert.bind(4, segment.startPoint?.longitude)
+            try insert.bind(5, segment.endPoint?.latitude)
+            try insert.bind(6, segment.endPoint?.longitude)
+            try insert.bind(7, segment.distance)
+            try insert.bind(8, segment.mode)
+            try insert.bind(9, OutboxSchema.waypointsText(segment.waypoints))
+            try insert.bind(10, format)
+            try insert.bind(11, run)
+            try insert.bind(12, created)
+            try insert.execute()
             added += Int(sqlite3_changes(connection))
         }
         return added

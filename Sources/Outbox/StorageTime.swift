@@ -5,13 +5,24 @@ import Support
 /// Times as GRDB stores a `Date` ("yyyy-MM-dd HH:mm:ss.SSS", UTC), written without a formatter:
 /// one per point, millions per import. Milliseconds are rounded, as enlog compares times.
 enum StorageTime {
+    /// Bytes of the text: "yyyy-MM-dd HH:mm:ss.SSS".
+    static let length = 23
+
     static func text(_ date: Date) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+            write(date, into: buffer.baseAddress!)
+            return String(decoding: UnsafeBufferPointer(buffer), as: UTF8.self)
+        }
+    }
+
+    /// Writes the text of `date` into `bytes` (`length` of them), allocating nothing: an import
+    /// binds it straight from there.
+    static func write(_ date: Date, into bytes: UnsafeMutablePointer<UInt8>) {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let days = InstantText.floorDivision(milliseconds, 86_400_000)
         let ofDay = milliseconds - days * 86_400_000
         let (year, month, day) = InstantText.civil(fromDays: days)
         let seconds = ofDay / 1000
-        var bytes = [UInt8](repeating: 0, count: 23)
         func put(_ value: Int64, _ width: Int, at offset: Int) {
             var value = value
             for index in stride(from: offset + width - 1, through: offset, by: -1) {
@@ -26,7 +37,6 @@ enum StorageTime {
         put(seconds / 60 % 60, 2, at: 14); bytes[16] = 0x3A
         put(seconds % 60, 2, at: 17); bytes[19] = 0x2E
         put(ofDay % 1000, 3, at: 20)
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

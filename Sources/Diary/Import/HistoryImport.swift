@@ -166,11 +166,12 @@ package struct HistoryImport {
             return report
         }
         var batch = HistoryBatch(collectFixes: collectFixes)
+        let queue = HistoryWriteQueue(writer: writer)
         progress?.startFile(path, size: size)
         do {
             try reader.feed(content) { batch.take($0) }
             var done = prefix.count
-            try batch.flushIfFull(writer, into: &report, progress: progress, bytes: done)
+            try batch.flushIfFull(queue, into: &report, progress: progress, bytes: done)
             while true {
                 let chunk = try source.read(upTo: Self.chunkSize)
                 if chunk.isEmpty { break }
@@ -180,18 +181,25 @@ package struct HistoryImport {
                 } else {
                     try reader.feed(chunk[...]) { batch.take($0) }
                 }
-                try batch.flushIfFull(writer, into: &report, progress: progress, bytes: done)
+                try batch.flushIfFull(queue, into: &report, progress: progress, bytes: done)
             }
             if transcoder != nil { try reader.feed(try transcoder!.finish()[...]) { batch.take($0) } }
             try reader.finish { batch.take($0) }
-            try batch.flush(writer, into: &report)
+            try batch.flush(queue, into: &report)
+            let counts = try queue.finish()
+            report.added = counts.added
+            report.alreadyThere = counts.alreadyThere
+            report.visitsAdded = counts.visitsAdded
+            report.movesAdded = counts.segmentsAdded
             if report.read == 0 && report.visitsRead == 0 && report.movesRead == 0 {
                 throw HistoryImportError.nothingToImport(path: path, format: kind.format, skipped: report.skipped)
             }
             try writer.finish()
             report.fixes = batch.fixes
         } catch {
-            // The file adds nothing: what its chunks added so far is taken back.
+            // The file adds nothing: what its chunks added so far is taken back, once the chunk
+            // being written (if any) is in.
+            queue.stop()
             try? writer.abandon()
             switch error {
             case let error as HistoryImportError: report.error = error
@@ -312,12 +320,12 @@ struct HistoryBatch {
         }
     }
 
-    /// Writes full transactions (exactly `pointsPerTransaction` points each) while there are.
-    mutating func flushIfFull(_ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport,
+    /// Hands on full transactions (exactly `pointsPerTransaction` points each) while there are.
+    mutating func flushIfFull(_ queue: HistoryWriteQueue, into report: inout HistoryImport.FileReport,
                               progress: HistoryImportProgress?, bytes: Int) throws {
         let size = HistoryImport.pointsPerTransaction
         while points.count >= size || visits.count >= size || segments.count >= size {
-            try write(Array(points.prefix(size)), Array(visits.prefix(size)), Array(segments.prefix(size)), writer, into: &report)
+            try write(Array(points.prefix(size)), Array(visits.prefix(size)), Array(segments.prefix(size)), queue, into: &report)
             points.removeFirst(min(size, points.count))
             visits.removeFirst(min(size, visits.count))
             segments.removeFirst(min(size, segments.count))
@@ -325,26 +333,114 @@ struct HistoryBatch {
         progress?.update(bytes: bytes, points: report.read + points.count)
     }
 
-    /// Writes what is left (the file has ended).
-    mutating func flush(_ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport) throws {
-        try flushIfFull(writer, into: &report, progress: nil, bytes: 0)
-        try write(points, visits, segments, writer, into: &report)
+    /// Hands on what is left (the file has ended).
+    mutating func flush(_ queue: HistoryWriteQueue, into report: inout HistoryImport.FileReport) throws {
+        try flushIfFull(queue, into: &report, progress: nil, bytes: 0)
+        try write(points, visits, segments, queue, into: &report)
         points.removeAll()
         visits.removeAll()
         segments.removeAll()
     }
 
     private mutating func write(_ points: [HistoryPoint], _ visits: [HistoryVisit], _ segments: [HistorySegment],
-                                _ writer: HistoryImportWriter, into report: inout HistoryImport.FileReport) throws {
-        let counts = try writer.add(points: points, visits: visits, segments: segments)
+                                _ queue: HistoryWriteQueue, into report: inout HistoryImport.FileReport) throws {
+        try queue.submit(HistoryWriteQueue.Chunk(points: points, visits: visits, segments: segments))
         report.read += points.count
-        report.added += counts.added
-        report.alreadyThere += counts.alreadyThere
         report.visitsRead += visits.count
-        report.visitsAdded += counts.visitsAdded
         report.movesRead += segments.count
-        report.movesAdded += counts.segmentsAdded
         report.skipped.merge(skipped, uniquingKeysWith: +)
         skipped.removeAll()
+    }
+}
+
+/// Writes a file's chunks, each its own transaction, on a thread of its own while the file is
+/// read on: parsing and SQLite's work overlap on two cores (`bench/import`). One chunk waits at
+/// most while another is written, so memory stays bounded; chunks are written in order, so a
+/// killed import still leaves whole chunks from the file's start.
+final class HistoryWriteQueue: @unchecked Sendable {
+    struct Chunk: Sendable {
+        var points: [HistoryPoint]
+        var visits: [HistoryVisit]
+        var segments: [HistorySegment]
+        var isEmpty: Bool { points.isEmpty && visits.isEmpty && segments.isEmpty }
+    }
+
+    private let writer: HistoryImportWriter
+    /// Guards everything below.
+    private let condition = NSCondition()
+    private var waiting: Chunk?
+    private var closed = false
+    private var ended = false
+    private var failure: (any Error)?
+    private var counts = HistoryImportWriter.Counts()
+
+    init(writer: HistoryImportWriter) {
+        self.writer = writer
+        let thread = Thread { [self] in write() }
+        thread.name = "enlog.import.write"
+        thread.start()
+    }
+
+    /// Queues a chunk, waiting while the one before it has not been taken; throws what the
+    /// writing failed with, if it did.
+    func submit(_ chunk: Chunk) throws {
+        guard !chunk.isEmpty else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting != nil, failure == nil { condition.wait() }
+        if let failure { throw failure }
+        waiting = chunk
+        condition.broadcast()
+    }
+
+    /// Waits until every chunk queued is written: their counts, or the first failure.
+    func finish() throws -> HistoryImportWriter.Counts {
+        condition.lock()
+        defer { condition.unlock() }
+        closed = true
+        condition.broadcast()
+        while !ended { condition.wait() }
+        if let failure { throw failure }
+        return counts
+    }
+
+    /// Drops the chunk waiting, if any, and waits for the one being written: after it, nothing
+    /// more is written.
+    func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting = nil
+        closed = true
+        condition.broadcast()
+        while !ended { condition.wait() }
+    }
+
+    private func write() {
+        while true {
+            condition.lock()
+            while waiting == nil, !closed { condition.wait() }
+            guard let chunk = waiting else {
+                ended = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            waiting = nil
+            condition.broadcast()
+            condition.unlock()
+            do {
+                let written = try writer.add(points: chunk.points, visits: chunk.visits, segments: chunk.segments)
+                condition.lock()
+                counts += written
+                condition.unlock()
+            } catch {
+                condition.lock()
+                failure = error
+                ended = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+        }
     }
 }

@@ -22,8 +22,9 @@ package struct PointFields {
     package init() {}
 
     package mutating func setTime(_ value: JSONScalar) {
-        if let seconds = value.epochSeconds { time = seconds } else if value.kind != .null { timeUnreadable = true }
-        utcOffset = value.statedUTCOffset
+        let read = value.timeAndStatedOffset
+        if let read { time = read.seconds } else if value.kind != .null { timeUnreadable = true }
+        utcOffset = read?.offset
     }
 
     package mutating func setCoordinate(_ value: JSONScalar, latitude isLatitude: Bool, scale: Double = 1) {

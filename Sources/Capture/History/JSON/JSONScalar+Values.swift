@@ -30,6 +30,17 @@ extension JSONScalar {
         return ISOTimeText.epochSeconds(bytes[...])
     }
 
+    /// Seconds since 1970 (as `epochSeconds`) and the offset from UTC the text states (as
+    /// `statedUTCOffset`), from one reading of the text: a record's time is read once.
+    package var timeAndStatedOffset: (seconds: Double, offset: Int?)? {
+        guard isText, !bytes.isEmpty else { return nil }
+        if let number = JSONNumberText.double(bytes[...]) {
+            return (abs(number) >= 1e11 ? number / 1000 : number, nil)
+        }
+        guard let parsed = ISOTimeText.parse(bytes[...]) else { return nil }
+        return (parsed.seconds, kind == .string ? parsed.offset : nil)
+    }
+
     /// The offset from UTC, in seconds, an ISO 8601 time states (`+10:00`); nil for epoch digits,
     /// `Z` or no offset: those say the instant, not the zone it was lived in.
     package var statedUTCOffset: Int? {

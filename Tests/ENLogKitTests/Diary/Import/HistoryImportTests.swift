@@ -132,37 +132,130 @@ final class HistoryImportTests: XCTestCase {
     }
 
     /// SIGKILL in the middle of a large import, then the same import again: the history is the
-    /// one a single clean run gives, and the rerun only adds what the killed one had not.
+    /// one a single clean run gives, and the rerun only adds what the killed one had not; a third
+    /// run adds nothing.
     func testAKilledImportRerunGivesTheHistoryOfOneCleanRun() throws {
         let seconds = 150_000
+        try killAndRerun(name: "big.csv", contents: Self.csv(points: seconds), points: 2 * seconds)
+    }
+
+    /// The same for Google's Records.json, read by the JSON reader while the chunks are written
+    /// on a thread of their own, killed after a random number of whole chunks.
+    func testAKilledRecordsImportRerunGivesTheHistoryOfOneCleanRun() throws {
+        let records = 60_000
+        try killAndRerun(name: "Records.json", contents: Self.records(count: records), points: records)
+    }
+
+    /// Records.json as Takeout wrote it (see bench/import_data.py): pretty-printed, the
+    /// `timestampMs` era then the ISO one, an `activity` list with its own times on every fourth
+    /// record, and two devices that recorded each time both (two points, kept apart).
+    static func records(count: Int) -> String {
+        var text = "{\n  \"locations\": ["
+        text.reserveCapacity(count * 300)
+        for index in 0..<count {
+            let milliseconds = Int64(start) * 1000 + Int64(index / 2) * 30_007
+            let device = index % 2 == 1 ? 335_552_189 : 1_433_424_142
+            let time = index < count / 2 ? "\"timestampMs\": \"\(milliseconds)\""
+                : "\"timestamp\": \"\(TrackTime.string(Date(timeIntervalSince1970: Double(milliseconds) / 1000)))\""
+            text += index == 0 ? "{" : ", {"
+            text += "\n    \"latitudeE7\": \(525_000_000 + index % 90_000),\n    \"longitudeE7\": \(134_000_000 + index % 70_000),\n    \"accuracy\": \(index % 50 + 3)"
+            if index % 4 == 3 {
+                text += ",\n    \"activity\": [{\n      \"activity\": [{\n        \"type\": \"STILL\",\n        \"confidence\": 100\n      }],\n      "
+                    + (index < count / 2 ? "\"timestampMs\": \"\(milliseconds + 4_000)\"" : "\"timestamp\": \"\(TrackTime.string(Date(timeIntervalSince1970: Double(milliseconds + 4_000) / 1000)))\"")
+                    + "\n    }]"
+            }
+            text += ",\n    \"source\": \"WIFI\",\n    \"deviceTag\": \(device),\n    \(time)\n  }"
+        }
+        return text + "]\n}\n"
+    }
+
+    /// Imports `contents` (`points` points, all new), kills the import after a random number of
+    /// whole transactions, runs it again, and compares with one clean run; a third run adds nothing.
+    func killAndRerun(name: String, contents: String, points: Int) throws {
+        let transactions = points / HistoryImport.pointsPerTransaction
+        XCTAssertGreaterThanOrEqual(transactions, 3, "the file must be several transactions long")
+        // At least one transaction in, and at most half of them: the import must still be running.
+        let killAfter = Int.random(in: 1...max(1, transactions / 2))
         let killed = try EnlogHome()
-        let file = try killed.directory.file("big.csv", contents: Self.csv(points: seconds))
+        let file = try killed.directory.file(name, contents: contents)
         let child = try killed.start(["import", file.path])
         var seen = 0
         let deadline = ContinuousClock.now + .seconds(600)
         while child.isRunning, ContinuousClock.now < deadline {
             seen = (try? rows(killed).count) ?? 0
-            if seen >= 2 * HistoryImport.pointsPerTransaction { break }
+            if seen >= killAfter * HistoryImport.pointsPerTransaction { break }
             usleep(2_000)
         }
         child.kill()
         let left = try rows(killed).count
-        XCTAssertEqual(child.terminatingSignal, SIGKILL, "the import ended before it could be killed (\(left) points)")
-        XCTAssertGreaterThan(left, 0)
-        XCTAssertLessThan(left, 2 * seconds)
-        XCTAssertEqual(left % HistoryImport.pointsPerTransaction, 0, "whole chunks only")
+        let when = "killed after \(killAfter) of \(transactions) transactions"
+        XCTAssertEqual(child.terminatingSignal, SIGKILL, "the import ended before it could be killed (\(left) points; \(when))")
+        XCTAssertGreaterThan(left, 0, when)
+        XCTAssertLessThan(left, points, when)
+        XCTAssertEqual(left % HistoryImport.pointsPerTransaction, 0, "whole chunks only (\(when))")
 
         let rerun = try killed.run("import", file.path, "--json")
         XCTAssertEqual(rerun.status, 0, rerun.standardError)
         let summary = try json(rerun)
-        XCTAssertEqual(summary["alreadyThere"] as? Int, left)
-        XCTAssertEqual(summary["added"] as? Int, 2 * seconds - left)
+        XCTAssertEqual(summary["alreadyThere"] as? Int, left, when)
+        XCTAssertEqual(summary["added"] as? Int, points - left, when)
 
         let clean = try EnlogHome()
         XCTAssertEqual(try clean.run("import", file.path).status, 0)
-        XCTAssertEqual(try rows(killed), try rows(clean))
+        XCTAssertEqual(try rows(killed), try rows(clean), when)
         let unfinished = try DatabaseQueue(path: killed.database).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM importRun WHERE state != 'done'") }
         XCTAssertEqual(unfinished, 0)
+
+        let again = try json(try killed.run("import", file.path, "--json"))
+        XCTAssertEqual(again["added"] as? Int, 0, "importing again adds nothing")
+        XCTAssertEqual(again["alreadyThere"] as? Int, points)
+        XCTAssertEqual(try rows(killed).count, points)
+    }
+
+    /// An outbox from before the unique index that holds equal imported times (the same
+    /// millisecond from the same device) keeps the first; a later one is deleted, unless a note
+    /// was written on it: that one stays, outside any import. enlog's own fixes may share a time;
+    /// an imported point without a device is already there at one of their times.
+    func testEqualImportedTimesOfAnOlderOutboxKeepTheFirst() throws {
+        let home = try EnlogHome()
+        try FileManager.default.createDirectory(atPath: home.directory.path("data"), withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: home.database)
+        try OutboxSchema.migrator.migrate(queue, upTo: OutboxSchema.dayMovesMigration)
+        let twin = "2024-06-15 09:36:40.000", own = "2024-06-15 09:40:00.000"
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO importRun (id, path, format, state, startedAt) VALUES
+                    (1, '/a.csv', 'csv', 'done', '2026-01-01 00:00:00.000'), (2, '/b.csv', 'csv', 'done', '2026-01-02 00:00:00.000')
+                """)
+            for (id, time, device, run) in [(1, twin, "phone", 1), (2, twin, "phone", 2), (3, twin, "phone", 2), (4, twin, "watch", 2),
+                                            (5, own, nil, nil), (6, own, nil, nil)] as [(Int, String, String?, Int?)] {
+                try db.execute(sql: """
+                    INSERT INTO fix (id, latitude, longitude, timestamp, source, createdAt, device, importRun)
+                    VALUES (?, 52.5, 13.4, ?, ?, '2026-01-01 00:00:00.000', ?, ?)
+                    """, arguments: [id, time, run == nil ? "manual" : "imported", device, run])
+            }
+            try db.execute(sql: """
+                INSERT INTO note (uid, fixId, title, content, createdAt, updatedAt)
+                VALUES ('u3', 3, 'on the later twin', '<en-note/>', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+                """)
+        }
+        try queue.close()
+
+        // Opening migrates: the twin, the own fixes' time without a device, and one new point.
+        let devices = try home.directory.file("devices.csv", contents: "time,lat,lon,deviceid\n\(Self.start),52.6,13.5,phone\n")
+        let plain = try home.directory.file("plain.csv", contents: "time,lat,lon\n\(Self.start + 200),52.6,13.5\n\(Self.start + 300),52.6,13.5\n")
+        let result = try home.run("import", devices.path, plain.path, "--json")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let summary = try json(result)
+        XCTAssertEqual(summary["added"] as? Int, 1, result.standardOutput)
+        XCTAssertEqual(summary["alreadyThere"] as? Int, 2, result.standardOutput)
+        try DatabaseQueue(path: home.database).read { db in
+            XCTAssertEqual(try Int64.fetchAll(db, sql: "SELECT id FROM fix WHERE id <= 6 ORDER BY id"), [1, 3, 4, 5, 6])
+            XCTAssertEqual(try Int64.fetchOne(db, sql: "SELECT importRun FROM fix WHERE id = 3"), nil, "the noted twin is outside any import")
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM fix"), 6)
+            let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'fix' AND sql IS NOT NULL ORDER BY name")
+            XCTAssertEqual(indexes, ["fix_import_identity", "fix_on_timestamp", "fix_own_on_timestamp"])
+        }
     }
 
     /// On a terminal (util-linux `script` gives it one) a progress line is drawn on standard
