@@ -100,15 +100,15 @@ extension OutboxSchema {
 /// span holds one. The statements are prepared once per writer and bound through SQLite's C
 /// API, every return code checked: what makes an import of millions of points take seconds.
 package final class HistoryImportWriter {
-    public struct Counts: Sendable, Equatable {
-        public var added = 0
-        public var alreadyThere = 0
-        public var visitsAdded = 0
-        public var segmentsAdded = 0
+    package struct Counts: Sendable, Equatable {
+        package var added = 0
+        package var alreadyThere = 0
+        package var visitsAdded = 0
+        package var segmentsAdded = 0
 
-        public init() {}
+        package init() {}
 
-        public static func += (total: inout Counts, more: Counts) {
+        package static func += (total: inout Counts, more: Counts) {
             total.added += more.added
             total.alreadyThere += more.alreadyThere
             total.visitsAdded += more.visitsAdded
@@ -119,7 +119,7 @@ package final class HistoryImportWriter {
     let store: OutboxStore
     let path: String
     let format: String
-    public let run: Int64
+    package let run: Int64
     /// Prepared on the writer connection at the first chunk, kept for the following ones.
     private var statements: ImportStatements?
     /// A time as `StorageTime` text, bound without a copy (SQLITE_STATIC) for one step.
@@ -260,7 +260,7 @@ package final class HistoryImportWriter {
     /// The file is bad: what this run and the unfinished earlier runs of the same file added is
     /// taken back (rows a note was written on stay: a note's fix outlives its import). The rows
     /// are found from the first fix id the earliest of those runs could have written on.
-    public func abandon() throws(OutboxError) {
+    package func abandon() throws(OutboxError) {
         let path = self.path, run = self.run
         try store.writeNow { db in
             let runs = "SELECT id FROM importRun WHERE id = \(run) OR (path = ? AND state = 'running')"
