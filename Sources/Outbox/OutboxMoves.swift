@@ -53,13 +53,15 @@ extension OutboxSchema {
 }
 
 extension HistoryImportWriter {
-    /// Adds `segments` inside the transaction of `add`; the number new to the history. Every
-    /// return code of SQLite's C API is checked: a bind refused (out of memory, a value too
-    /// big) stops the import with the database's error rather than storing the row half bound.
+    /// Adds `segments` inside the transaction of `add`; the number new to the history.
     static func insert(_ segments: [HistorySegment], format: String, run: Int64, created: String,
                        connection: OpaquePointer?) throws -> Int {
         guard !segments.isEmpty else { return 0 }
-        let insert = try SegmentInsert(connection)
+        let insert = try RawStatement(connection, """
+            INSERT INTO segment (start, end, startLatitude, startLongitude, endLatitude, endLongitude, distance, mode,
+                                 waypoints, format, importRun, createdAt)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
+            """)
         var added = 0
         for segment in segments {
             try insert.bind(1, StorageTime.text(segment.start))
@@ -78,63 +80,6 @@ extension HistoryImportWriter {
             added += Int(sqlite3_changes(connection))
         }
         return added
-    }
-}
-
-/// The segment insert, prepared once for a transaction's segments, each value bound and the
-/// statement stepped through SQLite's C API with every return code checked; a failure is GRDB's
-/// `DatabaseError`, which the store maps as any other.
-private final class SegmentInsert {
-    enum Value {
-        case text(String?)
-        case number(Double?)
-        case integer(Int64)
-    }
-
-    private let connection: OpaquePointer?
-    private var statement: OpaquePointer?
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    init(_ connection: OpaquePointer?) throws {
-        self.connection = connection
-        try check(sqlite3_prepare_v2(connection, """
-            INSERT INTO segment (start, end, startLatitude, startLongitude, endLatitude, endLongitude, distance, mode,
-                                 waypoints, format, importRun, createdAt)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
-            """, -1, &statement, nil))
-    }
-
-    deinit { sqlite3_finalize(statement) }
-
-    /// Binds `values` to ?1, ?2, … and runs the statement once.
-    func execute(_ values: [Value]) throws {
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            switch value {
-            case .text(nil), .number(nil):
-                try check(sqlite3_bind_null(statement, index))
-            case .text(var text?):
-                try check(text.withUTF8 { bytes in
-                    sqlite3_bind_text(statement, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                                      Int32(bytes.count), Self.transient)
-                })
-            case .number(let number?):
-                try check(sqlite3_bind_double(statement, index, number))
-            case .integer(let integer):
-                try check(sqlite3_bind_int64(statement, index, integer))
-            }
-        }
-        try check(sqlite3_step(statement), expecting: SQLITE_DONE)
-    }
-
-    private func check(_ code: Int32, expecting expected: Int32 = SQLITE_OK) throws {
-        guard code != expected else { return }
-        throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(connection)),
-                            message: String(cString: sqlite3_errmsg(connection)))
     }
 }
 

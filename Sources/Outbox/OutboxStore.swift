@@ -414,4 +414,16 @@ package struct OutboxStore: Sendable {
             }
         }
     }
+
+    /// As `writeNow` without a transaction: the import writer finalizes its prepared statements on
+    /// the writer connection's own queue.
+    func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        try followingTheFileNow { () throws(OutboxError) -> T in
+            do {
+                return try pool.writeWithoutTransaction(body)
+            } catch {
+                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+            }
+        }
+    }
 }
