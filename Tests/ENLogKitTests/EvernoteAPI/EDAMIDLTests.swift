@@ -47,8 +47,8 @@ final class EDAMIDLTests: XCTestCase {
         altered.structs["NoteMetadata"]?[1]?.required = false
         altered.structs["Tag"]?[4] = nil
         XCTAssertEqual(Self.problems(against: altered), [
-            "Note.title: string, the IDL says i32", "NoteMetadata.guid: required is true, the IDL says false",
-            "Tag.updateSequenceNum: id 4 is not in the IDL",
+            "Note.title: string, the IDL says i32", "Tag.updateSequenceNum: id 4 is not in the IDL",
+            "NoteMetadata.guid: required is true, the IDL says false",
         ])
     }
 
