@@ -41,12 +41,15 @@ let package = Package(
         // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
         .systemLibrary(name: "CYAJL",
                        providers: [.apt(["libyajl-dev"])]),
+        // libmosquitto: `enlog serve` subscribes to OwnTracks' MQTT topics when serve.mqtt_broker is set.
+        .systemLibrary(name: "CMosquitto",
+                       providers: [.apt(["libmosquitto-dev"])]),
         // glibc's malloc.h (malloc_trim): a long-running `watch` hands back what a digest freed.
         .systemLibrary(name: "CMalloc"),
         // The libraries only some commands use, loaded on their first call rather than at start:
-        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo, CLibPNG and CLibXML2 give their headers
+        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo, CLibPNG, CLibXML2 and CMosquitto give their headers
         // only, no -l flag (so no pkg-config, which would add one).
-        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG", "CLibXML2"],
+        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG", "CLibXML2", "CMosquitto"],
                 cSettings: [freeTypeHeaders, libXML2Headers]),
         .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibraries"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
@@ -61,7 +64,7 @@ let package = Package(
             "Support",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries"]),
+        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries", "CMosquitto"]),
         .target(name: "Auth", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Network",
             .product(name: "Crypto", package: "swift-crypto"),
