@@ -38,6 +38,10 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
 }
 
 extension OutboxStore {
+    /// The one device whose fixes the stay readers (`stayFixes`; visits and segments, which are
+    /// imports', are then none) see while set: `timeline --device`, `places --device`. nil: all.
+    @TaskLocal public static var deviceScope: String?
+
     /// How one request's points went into the history.
     public struct PhoneStoreResult: Sendable, Equatable {
         public var added = 0

@@ -370,6 +370,34 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(again.stop().status, 0)
     }
 
+    /// Two phones a day apart in space: `timeline --device` and `places list --device` tell each
+    /// one's stays alone; without it, both.
+    func testTimelineAndPlacesTakeADevice() throws {
+        let home = try makeHome()
+        let a = try addDevice(home, "a").secret, b = try addDevice(home, "b").secret
+        let serve = try ServeProcess(home: home, verbose: false)
+        // 2026-11-18 09:00 to 09:40 UTC (a) and 10:00 to 10:40 (b), a point a minute, each phone
+        // at its own place.
+        for (name, secret, latitude, start) in [("a", a, 52.512345, 1_794_992_400), ("b", b, 48.876543, 1_794_996_000)] {
+            let points = (0..<40).map { #"{"_type":"location","lat":\#(latitude),"lon":13.4,"acc":5,"tst":\#(start + 60 * $0)}"# }
+            let reply = LoopbackHTTP.request(port: serve.port, "POST", "/owntracks", headers: ["Authorization": LoopbackHTTP.basic(name, secret)],
+                                             body: Array("[\(points.joined(separator: ","))]".utf8))
+            XCTAssertEqual(reply?.status, 200, reply?.body ?? "")
+        }
+        XCTAssertEqual(serve.stop().status, 0)
+        let both = try home.run("timeline", "--date", "2026-11-18", "--json")
+        XCTAssertEqual(both.status, 0, both.standardError)
+        XCTAssertTrue(both.standardOutput.contains("52.51") && both.standardOutput.contains("48.87"), both.standardOutput)
+        let onlyA = try home.run("timeline", "--date", "2026-11-18", "--json", "--device", "a")
+        XCTAssertEqual(onlyA.status, 0, onlyA.standardError)
+        XCTAssertTrue(onlyA.standardOutput.contains("52.51"), onlyA.standardOutput)
+        XCTAssertFalse(onlyA.standardOutput.contains("48.87"), onlyA.standardOutput)
+        let placesB = try home.run("places", "list", "--json", "--device", "b")
+        XCTAssertEqual(placesB.status, 0, placesB.standardError)
+        XCTAssertTrue(placesB.standardOutput.contains("48.87"), placesB.standardOutput)
+        XCTAssertFalse(placesB.standardOutput.contains("52.51"), placesB.standardOutput)
+    }
+
     func testCheckValidatesTheConfigurationAndSIGTERMStopsCleanly() throws {
         let home = try makeHome()
         let check = try home.run("serve", "--check")
