@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The phones' receiver (`enlog serve`): HTTP/1.1 from a kept server library, no parser of ours.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(name: "CLibXML2",
@@ -104,13 +106,22 @@ let package = Package(
         // that marks notes holds the sync lock.
         .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Diary", "Sync"]),
         .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "CMalloc"]),
+        // The phones' receiver: HTTP on SwiftNIO, each request's points stored in one transaction,
+        // then handed to watch's decisions per device.
+        .target(name: "Serve", dependencies: [
+            "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Watch",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // How each parser of outside input is driven, one input at a time: the libFuzzer targets
         // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.
         .target(name: "Fuzzing", dependencies: ["EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Diary"]),
         .executableTarget(
             name: "enlog",
             dependencies: [
-                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch",
+                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "Serve",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // lld packs the executable's relative relocations (DT_RELR, glibc 2.36+): 20 kB
@@ -120,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ENLogKitTests",
-            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "enlog",
+            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "Serve", "enlog",
                            "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Mustache", package: "swift-mustache")],
             // @testable imports see the modules' internal imports, CLibXML2 among them.

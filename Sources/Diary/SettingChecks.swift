@@ -12,4 +12,5 @@ public enum SettingChecks {
         .merging(GPSDLocation.settingChecks) { first, _ in first }
         .merging(ReachabilityAddress.settingChecks) { first, _ in first }
         .merging(CABundle.settingChecks) { first, _ in first }
+        .merging(ListenAddress.settingChecks) { first, _ in first }
 }
