@@ -16,7 +16,15 @@ extension Setting {
     public static let serveIdleTimeout = Setting("serve.idle_timeout", .number, default: "30", range: .serveIdleSeconds,
                                                  "seconds a connection may stay silent, or take to send one request, before enlog serve closes it")
 
-    static let serveSettings: [Setting] = [serveListen, serveURL, serveMaxBody, serveMaxConnections, serveRate, serveIdleTimeout]
+    public static let serveMQTTBroker = Setting("serve.mqtt_broker", .string, default: nil, secret: true,
+                                                "MQTT broker enlog serve subscribes to owntracks/+/+ on (OwnTracks' MQTT mode), mqtt://[USER[:PASSWORD]@]HOST[:PORT]; unset: no MQTT")
+    public static let serveTLSCertificate = Setting("serve.tls_certificate", .string, default: nil,
+                                                    "not supported: enlog serve speaks plain HTTP; TLS is a reverse proxy's (docs/phone.md)")
+    public static let serveTLSKey = Setting("serve.tls_key", .string, default: nil,
+                                            "not supported: enlog serve speaks plain HTTP; TLS is a reverse proxy's (docs/phone.md)")
+
+    static let serveSettings: [Setting] = [serveListen, serveURL, serveMaxBody, serveMaxConnections, serveRate, serveIdleTimeout,
+                                           serveMQTTBroker, serveTLSCertificate, serveTLSKey]
 }
 
 extension NumericRange {

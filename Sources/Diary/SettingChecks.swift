@@ -13,4 +13,6 @@ public enum SettingChecks {
         .merging(ReachabilityAddress.settingChecks) { first, _ in first }
         .merging(CABundle.settingChecks) { first, _ in first }
         .merging(ListenAddress.settingChecks) { first, _ in first }
+        .merging(MQTTBroker.settingChecks) { first, _ in first }
+        .merging(ServeTLS.settingChecks) { first, _ in first }
 }

@@ -82,6 +82,22 @@ public struct MQTTBroker: Sendable, Equatable {
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
+extension MQTTBroker {
+    /// `serve.mqtt_broker` is parsed when the configuration is read, so that a bad URL is exit 78
+    /// whichever command runs (`serve --check` included), never a failure found at the first message.
+    public static let settingChecks: [Setting: SettingCheck] = [
+        .serveMQTTBroker: { text in
+            do throws(MQTTError) {
+                _ = try MQTTBroker(url: text)
+                return nil
+            } catch {
+                guard case .invalidBroker(let why) = error else { return nil }
+                return why
+            }
+        },
+    ]
+}
+
 public enum MQTTError: ENLogError, Equatable {
     case invalidBroker(String)
 

@@ -52,6 +52,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard let address = ListenAddress(parsing: config.string(.serveListen) ?? "") else {
             throw ValidationError("serve.listen is not ADDR:PORT")   // the setting's check refuses it first
         }
+        // Socket activation (enlog-serve.socket, systemd-socket-activate): the socket systemd
+        // bound wins over serve.listen. Read before anything else, so that no child inherits it.
+        let activated = try SystemdSocketActivation.listeningSocket()
+        let broker = try config.string(.serveMQTTBroker).map { text throws(MQTTError) in try MQTTBroker(url: text) }
         let outbox = try context.outbox()
         let devices = try await outbox.devices()
         let json = self.json, verbose = self.verbose
@@ -75,17 +79,30 @@ struct ServeCommand: AsyncParsableCommand {
         let signals = ServeSignals()
         let running: PhoneServer.Running
         do {
-            running = try await PhoneServer(receiver: receiver, settings: settings, report: report).start(.address(address))
+            running = try await PhoneServer(receiver: receiver, settings: settings, report: report)
+                .start(activated.map { PhoneServer.Listener.descriptor($0) } ?? PhoneServer.Listener.address(address))
         } catch {
             await diary.finish()
-            throw ServeError.cannotListen(address: address.description, detail: "\(error)")
+            throw ServeError.cannotListen(address: activated.flatMap(SystemdSocketActivation.localAddress(of:)) ?? address.description, detail: "\(error)")
         }
-        report(WatchReport(.event, "listening", "listening on \(running.address) for \(counted(devices.count, "device"))"
-                           + (devices.isEmpty ? " (none yet: enlog devices add NAME)" : ""),
-                           ["address": .string(running.address), "devices": .int(devices.count), "pid": .int(Int(getpid()))]))
+        report(WatchReport(.event, "listening", "listening on \(running.address)" + (activated == nil ? "" : " (the socket systemd passed)")
+                           + " for \(counted(devices.count, "device"))" + (devices.isEmpty ? " (none yet: enlog devices add NAME)" : ""),
+                           ["address": .string(running.address), "devices": .int(devices.count), "pid": .int(Int(getpid())),
+                            "socketActivated": .bool(activated != nil)]))
+        // OwnTracks' MQTT mode (serve.mqtt_broker): the same receiver, the broker vouching for the sender.
+        let mqtt = broker.map { OwnTracksMQTT(broker: $0, receiver: receiver, report: report) }
+        if let mqtt, let broker {
+            report(WatchReport(.event, "mqtt", "subscribing to \(OwnTracksMQTT.topic) at \(broker.address)", ["broker": .string(broker.address)]))
+            mqtt.start()
+        }
+        let notifier = SystemdNotifier()
+        notifier.notify(["READY=1", "STATUS=listening on \(running.address)" + (mqtt == nil ? "" : ", MQTT \(OwnTracksMQTT.topic)")])
         let number = await signals.next()
+        notifier.notify(["STOPPING=1", "STATUS=stopping: finishing the requests being answered"])
         report(WatchReport(.event, "stopping", number == SIGINT ? "interrupted; finishing the requests being answered" : "terminated; finishing the requests being answered",
                            ["signal": .int(Int(number))]))
+        // The message being stored is finished and acknowledged; then nothing more comes from the broker.
+        if let mqtt { await BlockingCall.run("enlog-mqtt-stop") { _ in mqtt.stop() } }
         await running.stop()
         await diary.finish()
         report(WatchReport(.event, "stopped", "stopped"))
