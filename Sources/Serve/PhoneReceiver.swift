@@ -97,7 +97,16 @@ public final class PhoneReceiver: Sendable {
             return PhoneResponse(status: 405, body: "method not allowed\n", headers: ["Allow": allowed.joined(separator: ", ")])
         }
         let credentials = Self.credentials(request, segments: segments)
-        guard let device = await authenticate(credentials) else {
+        let authenticated: String?
+        do {
+            authenticated = try await authenticate(credentials)
+        } catch {
+            // The outbox could not be read (locked beyond its timeout): not the phone's fault.
+            report(WatchReport(.problem, "store-failed", "\(app.rawValue): could not look up the device: \(error.reason)",
+                               ["app": .string(app.rawValue), "status": .int(503)], time: now))
+            return PhoneResponse(status: 503, body: "not stored, send again later\n", headers: ["Retry-After": "30"])
+        }
+        guard let device = authenticated else {
             report(WatchReport(.event, "refused", "\(app.rawValue): refused a request without valid credentials",
                                ["app": .string(app.rawValue), "status": .int(401)], time: now))
             return .unauthorized
@@ -184,9 +193,9 @@ public final class PhoneReceiver: Sendable {
 
     /// The device's name when the secret is its own. The same work whether the device exists or
     /// not: one lookup by name, one hash, one comparison of every byte.
-    func authenticate(_ credentials: Credentials) async -> String? {
+    func authenticate(_ credentials: Credentials) async throws(OutboxError) -> String? {
         let name = credentials.name ?? ""
-        let record = DeviceSecrets.isValidName(name) ? (try? await outbox.device(named: name)) ?? nil : nil
+        let record = DeviceSecrets.isValidName(name) ? try await outbox.device(named: name) : nil
         guard DeviceSecrets.matches(credentials.secret, stored: record?.secretHash), let record else { return nil }
         return record.name
     }

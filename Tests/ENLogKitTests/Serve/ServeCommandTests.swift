@@ -266,13 +266,13 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(serve.events("bad-request").count, 6, "one line per bad request: \(serve.child.output)")
     }
 
-    /// A batch is one transaction: a reader polling the history while 5000 points arrive sees
+    /// A batch is one transaction: a reader polling the history while 2000 points arrive sees
     /// none or all of them, never a part.
     func testABatchIsOneTransaction() throws {
         let home = try makeHome()
         let (secret, _) = try addDevice(home, "phone")
         let serve = try ServeProcess(home: home)
-        let points = 5000
+        let points = 2000
         let features = (0..<points).map { index in
             #"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,52.5]},"properties":{"timestamp":"\#(InstantTextForTests.iso(1_795_000_000 + Double(index)))","horizontal_accuracy":5}}"#
         }
@@ -396,6 +396,49 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(placesB.status, 0, placesB.standardError)
         XCTAssertTrue(placesB.standardOutput.contains("48.87"), placesB.standardOutput)
         XCTAssertFalse(placesB.standardOutput.contains("52.51"), placesB.standardOutput)
+    }
+
+    /// SIGTERM while a client streams: the server exits 0, and every acknowledged point is there once.
+    func testSIGTERMUnderLoadFinishesWhatItAcknowledged() throws {
+        let home = try makeHome()
+        let (secret, _) = try addDevice(home, "phone")
+        let serve = try ServeProcess(home: home, verbose: false)
+        let client = StreamingClient(port: serve.port, secret: secret)
+        let thread = Thread { client.run() }
+        thread.start()
+        let start = Date()
+        while client.acknowledgedCount < 30, Date().timeIntervalSince(start) < 120 { Thread.sleep(forTimeInterval: 0.01) }
+        let stopped = serve.stop(SIGTERM)
+        client.stop()
+        while !client.finished { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(stopped.status, 0, stopped.output)
+        XCTAssertTrue(stopped.output.contains(#""event":"stopped""#), stopped.output)
+        let acknowledged = client.acknowledged
+        XCTAssertGreaterThanOrEqual(acknowledged.count, 30)
+        try Self.database(home.database).read { db in
+            for time in acknowledged.flatMap(\.times) {
+                XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fix WHERE device = 'phone' AND timestamp = ?", arguments: [time]), 1, time)
+            }
+        }
+    }
+
+    func testServeThatCannotListenExits69() throws {
+        let home = try makeHome()
+        // A listener of the test's own holds the port.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        XCTAssertTrue(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let result = try home.run("serve", "--listen", "127.0.0.1:\(port)")
+        XCTAssertEqual(result.status, 69, result.standardError)
+        XCTAssertTrue(result.standardError.contains("cannot listen on 127.0.0.1:\(port)"), result.standardError)
     }
 
     func testCheckValidatesTheConfigurationAndSIGTERMStopsCleanly() throws {
