@@ -118,7 +118,9 @@ public struct PhoneServer: Sendable {
                         for try await connection in inbound {
                             guard let id = connections.admit(connection.channel) else {
                                 report(WatchReport(.detail, "connection-refused", "more than \(settings.maxConnections) connections: closed a new one"))
-                                try? await connection.channel.close()
+                                // Through executeThenClose, which finishes the channel's writer: a wrapped
+                                // channel dropped unfinished is NIO's fatal error (seen at SIGTERM under load).
+                                try? await connection.executeThenClose { _, _ in }
                                 continue
                             }
                             group.addTask {
