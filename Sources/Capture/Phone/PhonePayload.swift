@@ -321,8 +321,8 @@ struct PhoneValues {
     }
 }
 
-/// A JSON document as values: what the payloads hold, read with the system's JSON decoder.
-indirect enum PhoneJSON: Decodable, Equatable, CustomStringConvertible {
+/// A JSON document as values: what the payloads hold.
+indirect enum PhoneJSON: Equatable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -330,33 +330,28 @@ indirect enum PhoneJSON: Decodable, Equatable, CustomStringConvertible {
     case array([PhoneJSON])
     case object([String: PhoneJSON])
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([PhoneJSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: PhoneJSON].self))
+    /// Foundation's JSONSerialization, then values: several times faster than a `Decodable`
+    /// walk, which tries each type in turn at every value (an Overland batch of 1000 points).
+    static func decode(_ bytes: [UInt8], _ app: PhoneProtocol) throws(PhonePayloadError) -> PhoneJSON {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        } catch {
+            throw .notJSON(app, detail: (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")
         }
+        return value(object)
     }
 
-    static func decode(_ bytes: [UInt8], _ app: PhoneProtocol) throws(PhonePayloadError) -> PhoneJSON {
-        do {
-            return try JSONDecoder().decode(PhoneJSON.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            switch error {
-            case .dataCorrupted(let context): throw .notJSON(app, detail: context.debugDescription)
-            default: throw .notJSON(app, detail: "\(error)")
-            }
-        } catch {
-            throw .notJSON(app, detail: "\(error)")
+    private static func value(_ object: Any) -> PhoneJSON {
+        switch object {
+        case let text as String: return .string(text)
+        case let number as NSNumber:
+            // JSON's true and false arrive as NSNumbers of type char ("c"), numbers never do.
+            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
+            return .number(number.doubleValue)
+        case let array as [Any]: return .array(array.map(value))
+        case let dictionary as [String: Any]: return .object(dictionary.mapValues(value))
+        default: return .null
         }
     }
 
