@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The phones' receiver (`enlog serve`): HTTP/1.1 from a kept server library, no parser of ours.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(name: "CLibXML2",
@@ -40,12 +42,15 @@ let package = Package(
         // yajl's push parser: `enlog import` feeds multi-gigabyte JSON exports to it chunk by chunk.
         .systemLibrary(name: "CYAJL",
                        providers: [.apt(["libyajl-dev"])]),
+        // libmosquitto: `enlog serve` subscribes to OwnTracks' MQTT topics when serve.mqtt_broker is set.
+        .systemLibrary(name: "CMosquitto",
+                       providers: [.apt(["libmosquitto-dev"])]),
         // glibc's malloc.h (malloc_trim): a long-running `watch` hands back what a digest freed.
         .systemLibrary(name: "CMalloc"),
         // The libraries only some commands use, loaded on their first call rather than at start:
-        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo, CLibPNG and CLibXML2 give their headers
+        // CCurl, CArchive, CMagic, CExif, CYAJL, CCairo, CLibPNG, CLibXML2 and CMosquitto give their headers
         // only, no -l flag (so no pkg-config, which would add one).
-        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG", "CLibXML2"],
+        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CArchive", "CMagic", "CExif", "CYAJL", "CCairo", "CLibPNG", "CLibXML2", "CMosquitto"],
                 cSettings: [freeTypeHeaders, libXML2Headers]),
         .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibraries"]),
         // libpng's longjmp errors and FreeType's font loading, kept in C for the map renderer.
@@ -56,9 +61,11 @@ let package = Package(
         // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.
         .target(name: "Support", dependencies: []),
         .target(name: "EvernoteAPI", dependencies: ["Support"]),
-        // config.toml is read by enlog's own TOML reader (Configuration/TOMLReader.swift).
-        .target(name: "Configuration", dependencies: ["Support"]),
-        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries"]),
+        .target(name: "Configuration", dependencies: [
+            "Support",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries", "CMosquitto"]),
         .target(name: "Auth", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Network",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -98,13 +105,22 @@ let package = Package(
         // that marks notes holds the sync lock.
         .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Diary", "Sync"]),
         .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "CMalloc"]),
+        // The phones' receiver: HTTP on SwiftNIO, each request's points stored in one transaction,
+        // then handed to watch's decisions per device.
+        .target(name: "Serve", dependencies: [
+            "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Watch",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // How each parser of outside input is driven, one input at a time: the libFuzzer targets
         // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.
         .target(name: "Fuzzing", dependencies: ["EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Diary"]),
         .executableTarget(
             name: "enlog",
             dependencies: [
-                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch",
+                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "Serve",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // lld packs the executable's relative relocations (DT_RELR, glibc 2.36+): 20 kB
@@ -114,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ENLogKitTests",
-            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "enlog",
+            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "Serve", "enlog",
                            "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Mustache", package: "swift-mustache")],
             // @testable imports see the modules' internal imports, CLibXML2 among them.

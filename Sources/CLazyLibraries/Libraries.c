@@ -12,4 +12,5 @@ struct lazy_library lazy_libraries[LAZY_COUNT] = {
     [LAZY_PNG] = {"libpng16.so.16", "libpng16-16", lazy_png_symbols, NULL},
     [LAZY_FREETYPE] = {"libfreetype.so.6", "libfreetype6", lazy_freetype_symbols, NULL},
     [LAZY_XML2] = {"libxml2.so.2", "libxml2", lazy_xml2_symbols, NULL},
+    [LAZY_MOSQUITTO] = {"libmosquitto.so.1", "libmosquitto1", lazy_mosquitto_symbols, NULL},
 };

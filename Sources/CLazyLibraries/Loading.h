@@ -11,7 +11,7 @@ struct lazy_library {
     void *handle;                 // atomic; dlopen's handle once loaded
 };
 
-enum { LAZY_CURL, LAZY_ARCHIVE, LAZY_MAGIC, LAZY_EXIF, LAZY_YAJL, LAZY_CAIRO, LAZY_PNG, LAZY_FREETYPE, LAZY_XML2, LAZY_COUNT };
+enum { LAZY_CURL, LAZY_ARCHIVE, LAZY_MAGIC, LAZY_EXIF, LAZY_YAJL, LAZY_CAIRO, LAZY_PNG, LAZY_FREETYPE, LAZY_XML2, LAZY_MOSQUITTO, LAZY_COUNT };
 extern struct lazy_library lazy_libraries[LAZY_COUNT];
 
 /// The address of `symbol` in library `library`, loading it on first use. A library or function
@@ -53,6 +53,6 @@ static inline void *lazy_cached(void **cache, int library, const char *symbol) {
 
 extern const char *const lazy_curl_symbols[], *const lazy_archive_symbols[], *const lazy_magic_symbols[],
     *const lazy_exif_symbols[], *const lazy_yajl_symbols[], *const lazy_cairo_symbols[], *const lazy_png_symbols[],
-    *const lazy_freetype_symbols[], *const lazy_xml2_symbols[];
+    *const lazy_freetype_symbols[], *const lazy_xml2_symbols[], *const lazy_mosquitto_symbols[];
 
 #endif

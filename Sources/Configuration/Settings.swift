@@ -104,7 +104,7 @@ extension Setting {
         consumerKey, consumerSecret, probes, probeBudget, dnsTimeout, requestTimeout, caFile,
         watchMinDistance, watchMinInterval, watchMaxInterval, watchTrack, watchTrackDistance, watchTrackInterval, watchDigest,
         staysRadius, staysMinDuration, staysMaxGap, staysMaxAccuracy, database,
-    ]
+    ] + serveSettings
 
     static func named(_ name: String) -> Setting? { all.first { $0.name == name } }
 

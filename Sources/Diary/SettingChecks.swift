@@ -12,4 +12,7 @@ package enum SettingChecks {
         .merging(GPSDLocation.settingChecks) { first, _ in first }
         .merging(ReachabilityAddress.settingChecks) { first, _ in first }
         .merging(CABundle.settingChecks) { first, _ in first }
+        .merging(ListenAddress.settingChecks) { first, _ in first }
+        .merging(MQTTBroker.settingChecks) { first, _ in first }
+        .merging(ServeTLS.settingChecks) { first, _ in first }
 }

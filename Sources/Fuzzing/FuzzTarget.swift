@@ -31,7 +31,8 @@ package struct FuzzTarget: Sendable {
         return 0
     }
 
-    package static let all: [FuzzTarget] = [.nmea, .gpx, .track, .gpsd, .exif, .enml, .thrift, .tile, .geocoder, .oauth, .config, .template]
+    public static let all: [FuzzTarget] = [.nmea, .gpx, .track, .gpsd, .exif, .enml, .thrift, .tile, .geocoder, .oauth, .config, .template,
+                                                .owntracks, .overland, .gpslogger, .traccar]
 }
 
 /// Builds the message enlog prints for `error`, which must be one of enlog's errors (they name

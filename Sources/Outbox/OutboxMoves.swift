@@ -106,8 +106,10 @@ extension OutboxStore {
     }
 
     /// Imported segments overlapping `start..<end`, oldest first.
-    package func staySegments(from start: Date, to end: Date) async throws(OutboxError) -> [StaySegment] {
-        try await readSkipping { db, unreadable in
+    public func staySegments(from start: Date, to end: Date) async throws(OutboxError) -> [StaySegment] {
+        // Segments come from imported files: no phone's.
+        if Self.deviceScope != nil { return [] }
+        return try await readSkipping { db, unreadable in
             let sql = """
                 SELECT \(Self.epochSecondsSQL("start")), \(Self.epochSecondsSQL("\"end\"")), startLatitude, startLongitude,
                        endLatitude, endLongitude, distance, mode, waypoints, id

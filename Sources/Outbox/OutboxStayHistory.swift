@@ -33,14 +33,17 @@ extension OutboxStore {
 
     /// Fixes with `start <= timestamp < end`, oldest first. Stepped through SQLite's C API: for
     /// millions of fixes, GRDB's rows cost several times the query itself.
-    package func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
-        try await readSkipping { db, unreadable in
+    public func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
+        let device = Self.deviceScope
+        return try await readSkipping { db, unreadable in
             let sql = """
                 SELECT latitude, longitude, horizontalAccuracy, \(Self.epochSeconds("timestamp")), source = ?, id
-                FROM fix WHERE timestamp >= ? AND timestamp < ? ORDER BY timestamp, id
+                FROM fix WHERE timestamp >= ? AND timestamp < ?\(device == nil ? "" : " AND device = ?") ORDER BY timestamp, id
                 """
             let statement = try db.makeStatement(sql: sql)
-            try statement.setArguments([Fix.Source.manual.rawValue, start, end])
+            var arguments: [any DatabaseValueConvertible] = [Fix.Source.manual.rawValue, start, end]
+            if let device { arguments.append(device) }
+            try statement.setArguments(StatementArguments(arguments))
             let raw = statement.sqliteStatement
             var fixes: [StayFix] = []
             while true {
@@ -101,8 +104,10 @@ extension OutboxStore {
 
     /// Imported visits overlapping `start..<end`, oldest first. A visit holding a value of
     /// another type (text for a latitude, a start that is no time) is left out with a warning.
-    package func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
-        try await readSkipping { db, unreadable in
+    public func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
+        // Visits are another program's judgement of an imported file: no phone's.
+        if Self.deviceScope != nil { return [] }
+        return try await readSkipping { db, unreadable in
             let sql = """
                 SELECT latitude, longitude, \(Self.epochSeconds("start")), \(Self.epochSeconds("\"end\"")), name, semanticType, address, id
                 FROM visit WHERE start < ? AND "end" > ? ORDER BY start, id

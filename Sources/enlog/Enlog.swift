@@ -39,7 +39,7 @@ struct Enlog: AsyncParsableCommand {
             \(ExitStatus.helpTable)
             """,
         version: ENLogVersion.current,
-        subcommands: [Log.self, Watch.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, TimelineCommand.self, Places.self, ExportCommand.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
+        subcommands: [Log.self, Watch.self, ServeCommand.self, Devices.self, Sync.self, Queue.self, History.self, Import.self, Digest.self, TimelineCommand.self, Places.self, ExportCommand.self, Auth.self, Notebooks.self, Reachability.self, MapCommand.self, ConfigCommand.self, Validate.self]
     )
 
     /// Runs the command line, turning every failure into one line on stderr (with what to do

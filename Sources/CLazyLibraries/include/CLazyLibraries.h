@@ -3,7 +3,7 @@
 #include <stddef.h>
 
 // The C libraries only some commands use (libcurl, libarchive, libmagic, libexif, yajl, cairo,
-// libpng, FreeType, libxml2) are loaded on first use instead of at start: loading libcurl and its
+// libpng, FreeType, libxml2, libmosquitto) are loaded on first use instead of at start: loading libcurl and its
 // two dozen dependencies costs every run, `enlog --version` and `queue list` included, more CPU
 // than the command itself.
 // Each function of theirs that enlog calls is defined here under its own name and calls the real

@@ -14,6 +14,8 @@ package struct Fix: Sendable, Equatable, Codable {
         /// Another program's location history (`enlog import`: Google Timeline, OwnTracks, KML,
         /// GeoJSON, CSV and the other formats of `HistoryFormat`).
         case imported
+        /// Sent live by a phone app to `enlog serve` (OwnTracks, Overland, GPSLogger, Traccar).
+        case phone
     }
 
     package let latitude: Double

@@ -232,6 +232,7 @@ package struct NoteRenderer: Sendable {
         case .gpx: return "GPX track"
         case .photo: return "photo (EXIF GPS)"
         case .imported: return "imported location history"
+        case .phone: return "phone app (enlog serve)"
         }
     }
 }

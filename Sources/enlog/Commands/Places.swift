@@ -82,13 +82,20 @@ struct PlacesList: AsyncParsableCommand {
 
             Examples:
               enlog places list --json
+              enlog places list --device phone
             """)
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print the places as JSON.") var json = false
     @Flag(help: "Print the last visit in UTC rather than where it was lived.") var utc = false
+    @Option(help: ArgumentHelp("Visits from this phone's points only (`enlog devices list`).", valueName: "name"))
+    var device: String?
 
     func run() async throws {
+        try await OutboxStore.$deviceScope.withValue(device) { try await list() }
+    }
+
+    func list() async throws {
         let context = try global.context()
         let (outbox, writable) = try context.outboxWritableIfPossible()
         let detector = StayDetector(config: context.config)
@@ -105,7 +112,8 @@ struct PlacesList: AsyncParsableCommand {
         var zones = LivedZones(fallback: fallback)
         if !utc { zones = try await LivedZones.load(outbox: outbox, from: .distantPast, to: .distantFuture, fallback: fallback) }
         let clock = Timeline.Clock(zones: zones)
-        let places = try await outbox.places().map { place in
+        // With --device, the places that device stayed at.
+        let places = try await outbox.places().filter { device == nil || visits[$0.id ?? 0] != nil }.map { place in
             let seen = visits[place.id ?? 0]
             return PlaceSummary(place, visits: seen?.count ?? 0, lastVisit: seen.map { utc ? InstantText.string(Date(timeIntervalSince1970: $0.last.rounded())) : clock.string($0.last) })
         }

@@ -22,6 +22,7 @@ struct TimelineCommand: AsyncParsableCommand {
               enlog timeline                        today
               enlog timeline --date 2026-11-22 --json
               enlog timeline --since 2026-11-01 --until 2026-12-01 --json
+              enlog timeline --device phone         the stays of one phone's points (enlog serve)
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -29,8 +30,14 @@ struct TimelineCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("From this moment instead of a day (YYYY-MM-DD or ISO 8601).", valueName: "date")) var since: String?
     @Option(help: ArgumentHelp("Up to this moment (YYYY-MM-DD or ISO 8601).", valueName: "date")) var until: String?
     @Flag(help: "Print the timeline as JSON.") var json = false
+    @Option(help: ArgumentHelp("Only this phone's points (`enlog devices list`); imports' visits left out.", valueName: "name"))
+    var device: String?
 
     func run() async throws {
+        try await OutboxStore.$deviceScope.withValue(device) { try await timeline() }
+    }
+
+    func timeline() async throws {
         let context = try global.context()
         let zone = TrackDay.timeZone(config: context.config)
         var range = try DateRange.parse(since: since, until: until, date: date, zone: zone)

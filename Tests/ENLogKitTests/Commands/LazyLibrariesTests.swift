@@ -13,7 +13,7 @@ import XCTest
 @testable import Sync
 @testable import Watch
 
-/// libcurl, libarchive, libmagic, libexif, yajl, cairo, libpng, FreeType and libxml2 load on
+/// libcurl, libarchive, libmagic, libexif, yajl, cairo, libpng, FreeType, libxml2 and libmosquitto load on
 /// their first call (CLazyLibraries), so that a command that never sends, unpacks, reads a photo,
 /// draws or reads XML does not pay for loading them.
 final class LazyLibrariesTests: XCTestCase {
@@ -23,7 +23,7 @@ final class LazyLibrariesTests: XCTestCase {
     /// that renames one fails here, not in a user's first sync.
     func testEveryLibraryHasEveryFunctionEnlogCalls() {
         XCTAssertEqual(libraries, ["libcurl.so.4", "libarchive.so.13", "libmagic.so.1", "libexif.so.12", "libyajl.so.2",
-                                   "libcairo.so.2", "libpng16.so.16", "libfreetype.so.6", "libxml2.so.2"])
+                                   "libcairo.so.2", "libpng16.so.16", "libfreetype.so.6", "libxml2.so.2", "libmosquitto.so.1"])
         for index in 0..<enlog_lazy_library_count() {
             var reason = [CChar](repeating: 0, count: 512)
             XCTAssertEqual(enlog_lazy_library_check(index, &reason, reason.count), 0, String(cString: reason))

@@ -43,7 +43,7 @@ final class PackageManifestTests: XCTestCase {
     /// The library targets in the order data flows through them: location -> note -> outbox ->
     /// sync -> Evernote. A target may use only those before it, in Package.swift and in its imports.
     static let layers = ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose",
-                         "Outbox", "Diary", "Sync", "Export", "Watch", "Fuzzing", "enlog"]
+                         "Outbox", "Diary", "Sync", "Export", "Watch", "Serve", "Fuzzing", "enlog"]
 
     func testEveryTargetDependsOnlyOnTargetsBeforeItInTheFlow() throws {
         let text = try manifest()

@@ -204,7 +204,7 @@ final class WatchCommandTests: XCTestCase {
         let bin = home.path(".local/bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: bin + "/enlog", withDestinationPath: Subprocess.enlog.path)
-        let units = ["enlog-watch.service", "enlog-sync.service", "enlog-sync.timer"].map {
+        let units = ["enlog-watch.service", "enlog-sync.service", "enlog-sync.timer", "enlog-serve.service", "enlog-serve.socket"].map {
             Fixtures.repositoryRoot.appendingPathComponent("contrib/systemd/\($0)").path
         }
         let result = try Subprocess.run(analyze, ["verify"] + units, environment: ["HOME": home.url.path, "PATH": "/usr/bin:/bin"])
@@ -214,6 +214,11 @@ final class WatchCommandTests: XCTestCase {
         for line in ["Type=notify", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "WatchdogSec="] {
             XCTAssertTrue(watchUnit.contains(line), line)
         }
+        let serveUnit = try String(contentsOfFile: units[3], encoding: .utf8), serveSocket = try String(contentsOfFile: units[4], encoding: .utf8)
+        for line in ["Type=notify", "Requires=enlog-serve.socket", "NoNewPrivileges=yes", "ProtectSystem=strict"] {
+            XCTAssertTrue(serveUnit.contains(line), line)
+        }
+        XCTAssertEqual(serveSocket.split(separator: "\n").filter { $0.hasPrefix("ListenStream=") }, ["ListenStream=127.0.0.1:8473"])
     }
 }
 

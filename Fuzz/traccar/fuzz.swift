@@ -1,0 +1,4 @@
+import Fuzzing
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt { FuzzTarget.traccar.fuzz(data, size) }

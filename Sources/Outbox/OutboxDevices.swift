@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import Support
+import EvernoteAPI
+import Configuration
+import Capture
+import Compose
+
+extension OutboxSchema {
+    static let devicesMigration = "devices-v1"
+
+    /// The phones `enlog serve` takes points from: a name and the hash of its secret (the secret
+    /// itself is shown once, by `enlog devices add`, and kept nowhere). `fix_on_device_timestamp`
+    /// serves the (device, time) lookup each received point makes.
+    static func registerDevicesMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration(devicesMigration) { db in
+            try db.create(table: "device") { t in
+                t.primaryKey("name", .text)
+                t.column("secretHash", .blob).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.execute(sql: "CREATE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL")
+        }
+    }
+}
+
+/// A row of `device`: a phone that may send points, known by its name.
+public struct DeviceRecord: Sendable, Equatable, Codable {
+    public var name: String
+    public var secretHash: [UInt8]
+    public var createdAt: Date
+
+    public init(name: String, secretHash: [UInt8], createdAt: Date) {
+        self.name = name
+        self.secretHash = secretHash
+        self.createdAt = createdAt
+    }
+}
+
+extension OutboxStore {
+    /// The one device whose fixes the stay readers (`stayFixes`; visits and segments, which are
+    /// imports', are then none) see while set: `timeline --device`, `places --device`. nil: all.
+    @TaskLocal public static var deviceScope: String?
+
+    /// How one request's points went into the history.
+    public struct PhoneStoreResult: Sendable, Equatable {
+        public var added = 0
+        /// Points whose (device, millisecond) the history had already: a resent batch.
+        public var alreadyThere = 0
+        /// For each point added, in the order given, its new row; points already there have none.
+        public var addedFixIds: [Int64?] = []
+    }
+
+    /// Adds a device; false when the name is taken (nothing changes then).
+    public func addDevice(_ device: DeviceRecord) async throws(OutboxError) -> Bool {
+        try await write { db in
+            try db.execute(sql: "INSERT INTO device (name, secretHash, createdAt) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING",
+                           arguments: [device.name, Data(device.secretHash), StorageTime.text(device.createdAt)])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Removes a device (its points stay in the history, with its name); false when there was none.
+    public func removeDevice(named name: String) async throws(OutboxError) -> Bool {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM device WHERE name = ?", arguments: [name])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Every device, by name, with how many points each has sent and when the last was taken.
+    public func devices() async throws(OutboxError) -> [(device: DeviceRecord, points: Int, lastPoint: Date?)] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.name, d.secretHash, d.createdAt,
+                       (SELECT COUNT(*) FROM fix WHERE fix.device = d.name) AS points,
+                       (SELECT MAX(timestamp) FROM fix WHERE fix.device = d.name) AS lastPoint
+                FROM device d ORDER BY d.name
+                """).map { row in
+                let hash: Data = row["secretHash"]
+                let last: Date? = row["lastPoint"]
+                return (DeviceRecord(name: row["name"], secretHash: [UInt8](hash), createdAt: row["createdAt"]), row["points"], last)
+            }
+        }
+    }
+
+    /// The device of this name, or nil.
+    public func device(named name: String) async throws(OutboxError) -> DeviceRecord? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT name, secretHash, createdAt FROM device WHERE name = ?", arguments: [name]).map { row in
+                let hash: Data = row["secretHash"]
+                return DeviceRecord(name: row["name"], secretHash: [UInt8](hash), createdAt: row["createdAt"])
+            }
+        }
+    }
+
+    /// Adds one request's points of `device` to the history in one transaction, committed (the
+    /// outbox syncs in full) before this returns: a point is acknowledged to the phone only after.
+    /// A point whose millisecond the history has from the same device already is skipped, so a
+    /// batch sent again (the app never saw the reply) adds nothing.
+    public func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
+        guard !fixes.isEmpty else { return PhoneStoreResult() }
+        return try await write { db in
+            var result = PhoneStoreResult()
+            let existing = try db.cachedStatement(sql: "SELECT 1 FROM fix WHERE device = ? AND timestamp = ? LIMIT 1")
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            let created = StorageTime.text(now)
+            for fix in fixes {
+                let time = StorageTime.text(fix.timestamp)
+                if try Bool.fetchOne(existing, arguments: [device, time]) == true {
+                    result.alreadyThere += 1
+                    result.addedFixIds.append(nil)
+                    continue
+                }
+                try insert.execute(arguments: [fix.latitude, fix.longitude, fix.altitude, fix.horizontalAccuracy, fix.speed, fix.course,
+                                               time, fix.source.rawValue, created, device])
+                result.added += 1
+                result.addedFixIds.append(db.lastInsertedRowID)
+            }
+            return result
+        }
+    }
+
+    /// The latest fix of `device` that has a note (where its movement is measured from after a restart).
+    public func latestNotedFix(device: String) async throws(OutboxError) -> FixRecord? {
+        try await readSkipping { db, unreadable in
+            try Self.readableRecords(FixRecord.filter(Column("device") == device)
+                .filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
+                .order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
+import Watch
+
+/// The diary from the phones: per device, the decisions `watch` makes for gpsd, on the points
+/// each phone sent — a note when `MovementDecision` says the device has moved somewhere new
+/// (through `LocationLogger`, on the point's own history row), the day's digest a minute past
+/// midnight (`watch.digest`, as `watch` writes it), and an upload after each note and again with
+/// a capped backoff while notes wait.
+///
+/// The receiver answers the phone once the points are committed; the diary takes them after,
+/// in order, on a task of its own, so a slow address lookup never holds up a reply.
+public final class PhoneDiary: Sendable {
+    public struct Dependencies: Sendable {
+        /// The signed-in account now, or nil (read at each sync).
+        public var account: @Sendable () -> EvernoteAccount?
+        public var report: @Sendable (WatchReport) -> Void
+
+        public init(account: @escaping @Sendable () -> EvernoteAccount?, report: @escaping @Sendable (WatchReport) -> Void) {
+            self.account = account
+            self.report = report
+        }
+    }
+
+    enum Input: Sendable {
+        case points([(Fix, Int64)], device: String)
+        case digest
+        case sync(trigger: String)
+    }
+
+    private let feed: AsyncStream<Input>.Continuation
+    private let loop: Task<Void, Never>
+    private let timers: Task<Void, Never>
+
+    public init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        self.feed = feed
+        loop = Task {
+            var state = State(outbox: outbox, context: context, dependencies: dependencies)
+            for await input in inputs { await state.handle(input) }
+        }
+        let digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
+        timers = Task {
+            // A digest missed while nothing ran is written at start; written ones are not.
+            if digestZone != nil { feed.yield(.digest) }
+            feed.yield(.sync(trigger: "start"))
+            while !Task.isCancelled {
+                let now = Date()
+                let next = digestZone.map { Watcher.nextDigestTime(after: now, timeZone: $0) }
+                let wake = min(next ?? .distantFuture, now.addingTimeInterval(60))
+                try? await Task.sleep(for: .milliseconds(Int64(max(0.05, wake.timeIntervalSince(now)) * 1000)))
+                if Task.isCancelled { break }
+                if let next, Date() >= next { feed.yield(.digest) }
+                feed.yield(.sync(trigger: "timer"))
+            }
+        }
+    }
+
+    /// Points a device sent and the history now holds, with their rows.
+    public func received(_ points: [(Fix, Int64)], device: String) {
+        feed.yield(.points(points, device: device))
+    }
+
+    /// Finishes what was handed over (the notes being written are written), then stops.
+    public func finish() async {
+        timers.cancel()
+        feed.finish()
+        await loop.value
+    }
+
+    /// Only ever touched by the loop task.
+    struct State {
+        let outbox: OutboxStore
+        let context: RunContext
+        let dependencies: Dependencies
+        var decisions: [String: MovementDecision] = [:]
+        var syncFailures = 0
+        var nextSync: Date? = nil
+
+        init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
+            self.outbox = outbox
+            self.context = context
+            self.dependencies = dependencies
+        }
+
+        var report: @Sendable (WatchReport) -> Void { dependencies.report }
+
+        mutating func handle(_ input: Input) async {
+            switch input {
+            case .points(let points, let device):
+                if await decide(points, device: device) > 0 { await sync(trigger: "note") }
+            case .digest:
+                await writeDigest()
+                await sync(trigger: "digest")
+            case .sync(let trigger):
+                if let nextSync, Date() >= nextSync { await sync(trigger: trigger) }
+            }
+        }
+
+        /// The points through the quality filter (accuracy; a phone's buffered points are old by
+        /// nature, so no age limit) and the device's `MovementDecision`; returns the notes written.
+        mutating func decide(_ points: [(Fix, Int64)], device: String) async -> Int {
+            let config = context.config
+            let filter = QualityFilter(maxAge: nil, minAccuracy: config.number(.minAccuracy), futureTolerance: .infinity)
+            var decision: MovementDecision
+            if let known = decisions[device] {
+                decision = known
+            } else {
+                let anchor = (try? await outbox.latestNotedFix(device: device))??.fixIfReadable
+                decision = MovementDecision(thresholds: WatchThresholds(config: config), anchor: anchor)
+            }
+            defer { decisions[device] = decision }
+            var written = 0
+            for (fix, fixId) in points.sorted(by: { $0.0.timestamp < $1.0.timestamp }) where filter.accepts(fix) {
+                let verdict = decision.verdict(for: fix)
+                guard verdict.logs else { continue }
+                do {
+                    let logger = try context.logger(outbox: outbox, accountKey: dependencies.account()?.accountKey)
+                    let outcome = try await logger.log(fix, historyFix: fixId)
+                    decision.logged(fix)
+                    written += 1
+                    var fields: [String: WatchReport.Value] = [
+                        "device": .string(device), "id": .int(Int(outcome.note.id ?? 0)), "title": .string(outcome.note.title),
+                        "why": .string(verdict.description), "latitude": .double(fix.latitude), "longitude": .double(fix.longitude),
+                        "fixTime": .string(InstantText.string(fix.timestamp)),
+                    ]
+                    if let problem = outcome.addressProblem { fields["addressProblem"] = .string(problem) }
+                    report(WatchReport(.event, "noted", "\(device): logged note \(outcome.note.id ?? 0) (\(verdict)): \(outcome.note.title)", fields))
+                } catch {
+                    // The anchor stays: the device's next point tries again.
+                    report(WatchReport(.problem, "note-failed", "\(device): could not log a note: \((error as? any ENLogError)?.reason ?? "\(error)")",
+                                       ["device": .string(device)]))
+                }
+            }
+            return written
+        }
+
+        /// The previous day's digest, once (as `watch.digest` has `watch` write it).
+        func writeDigest() async {
+            let zone = TrackDay.timeZone(config: context.config)
+            let day = TrackDay(containing: Date().addingTimeInterval(-60), timeZone: zone).previous
+            do {
+                switch try await context.digest(outbox: outbox, accountKey: dependencies.account()?.accountKey).write(day) {
+                case .alreadyThere(let id):
+                    report(WatchReport(.detail, "digest", "\(day.name) has its digest already (note \(id))", ["day": .string(day.name)]))
+                case .written(let note, _, _, _, _):
+                    report(WatchReport(.event, "digest", "wrote the digest of \(day.name) as note \(note.id ?? 0): \(note.title)",
+                                       ["day": .string(day.name), "id": .int(Int(note.id ?? 0))]))
+                }
+            } catch {
+                report(WatchReport(.detail, "digest", "no digest of \(day.name): \((error as? any ENLogError)?.reason ?? "\(error)")"))
+            }
+        }
+
+        /// One upload as `enlog sync` does it, when signed in and notes wait; on failure the next
+        /// is tried after a capped backoff (30 s doubling to 15 min), by the minute timer.
+        mutating func sync(trigger: String) async {
+            guard let account = dependencies.account() else { nextSync = nil; return }
+            let counts = (try? await outbox.counts()) ?? [:]
+            let pending = (counts[.pending] ?? 0) + (counts[.failed] ?? 0) + (counts[.sending] ?? 0)
+            guard pending > 0 else { nextSync = nil; return }
+            var succeeded = false
+            do {
+                switch try await SyncSession(context: context, outbox: outbox, account: account).run() {
+                case .unreachable(let reachability, _):
+                    report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (after \(trigger)); \(counted(pending, "note")) stay queued"))
+                case .synced(let summary):
+                    succeeded = summary.remaining == 0
+                    report(WatchReport(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining",
+                                       ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining)]))
+                }
+            } catch {
+                report(WatchReport(.problem, "sync-failed", (error as? any ENLogError)?.reason ?? "\(error)"))
+            }
+            if succeeded {
+                syncFailures = 0
+                nextSync = nil
+            } else {
+                syncFailures += 1
+                nextSync = Date().addingTimeInterval(min(900, 30 * pow(2, Double(syncFailures - 1))))
+            }
+        }
+    }
+}
+
+extension FixRecord {
+    var fixIfReadable: Fix? { try? fix() }
+}

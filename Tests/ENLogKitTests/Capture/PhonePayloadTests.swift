@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+@testable import Capture
+
+/// The apps' payloads → fixes, each value checked where `Fix` checks it.
+final class PhonePayloadTests: XCTestCase {
+    func fixture(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: Fixtures.root.appendingPathComponent("phone").appendingPathComponent(name)))
+    }
+
+    func testEachFixtureGivesItsPointsInSIUnits() throws {
+        let owntracks = try PhonePayload.parse(.owntracks, PhoneMessage(contentType: "application/json", body: fixture("owntracks-location.json")))
+        XCTAssertEqual(owntracks.fixes.count, 1)
+        XCTAssertEqual(owntracks.fixes[0].speed, 5, "18 km/h")
+        XCTAssertEqual(owntracks.fixes[0].course, 270)
+        XCTAssertEqual(owntracks.fixes[0].timestamp, Date(timeIntervalSince1970: 1_795_000_000))
+        XCTAssertEqual(owntracks.fixes[0].source, .phone)
+        for other in ["owntracks-transition.json", "owntracks-status.json"] {
+            XCTAssertEqual(try PhonePayload.parse(.owntracks, PhoneMessage(body: fixture(other))).fixes, [], other)
+        }
+        let overland = try PhonePayload.parse(.overland, PhoneMessage(contentType: "application/json; charset=utf-8", body: fixture("overland-batch.json")))
+        XCTAssertEqual(overland.fixes.map(\.timestamp.timeIntervalSince1970), [1_795_014_000, 1_795_014_030, 1_795_014_300])
+        XCTAssertEqual(overland.fixes.map(\.speed), [4, nil, 13.4])
+        XCTAssertEqual(overland.fixes.map(\.course), [nil, nil, 181.5])
+        XCTAssertEqual(overland.fixes[0].longitude, -122.030581)
+        let query = try String(decoding: fixture("gpslogger-query.txt"), as: UTF8.self)
+        let gpslogger = try PhonePayload.parse(.gpslogger, PhoneMessage(query: query))
+        XCTAssertEqual(gpslogger.fixes.first?.horizontalAccuracy, 8)
+        XCTAssertEqual(gpslogger.statedDevice, "3f2b9c1d0e8a7b66")
+        let form = try PhonePayload.parse(.gpslogger, PhoneMessage(contentType: "application/x-www-form-urlencoded", body: fixture("gpslogger-all-form.txt")))
+        XCTAssertEqual(form.fixes.first?.timestamp, Date(timeIntervalSince1970: 1_795_003_700))
+        let json = try PhonePayload.parse(.gpslogger, PhoneMessage(contentType: "application/json", body: fixture("gpslogger-json.json")))
+        XCTAssertEqual(json.fixes.first?.latitude, 48.86)
+        let osmand = try PhonePayload.parse(.traccar, PhoneMessage(query: String(decoding: fixture("traccar-osmand-query.txt"), as: UTF8.self)))
+        XCTAssertEqual(try XCTUnwrap(osmand.fixes.first?.speed), 5.2 * 0.514_444, accuracy: 0.001)
+        XCTAssertEqual(osmand.statedDevice, "phone")
+        let milliseconds = try PhonePayload.parse(.traccar, PhoneMessage(query: String(decoding: fixture("traccar-osmand-location-ms.txt"), as: UTF8.self)))
+        XCTAssertEqual(milliseconds.fixes.first?.timestamp, Date(timeIntervalSince1970: 1_795_007_260))
+        XCTAssertEqual(milliseconds.fixes.first?.latitude, -33.857001)
+        let client = try PhonePayload.parse(.traccar, PhoneMessage(contentType: "application/json", body: fixture("traccar-client.json")))
+        XCTAssertNil(client.fixes.first?.course, "heading -1 is unknown")
+        XCTAssertEqual(try PhonePayload.parse(.traccar, PhoneMessage(body: fixture("traccar-push-token.txt"))).fixes, [])
+    }
+
+    func testEveryValueOutOfRangeIsRefusedWithItsName() {
+        let cases: [(PhoneProtocol, PhoneMessage, String)] = [
+            (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":91,"lon":0,"tst":1795000000}"#.utf8)), "latitude 91"),
+            (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":1,"lon":0,"tst":1795000000,"vel":99999}"#.utf8)), "speed"),
+            (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":1,"lon":0}"#.utf8)), "tst"),
+            (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":true,"lon":0,"tst":1}"#.utf8)), "lat"),
+            (.overland, PhoneMessage(body: Array(#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"2026-02-30T00:00:00Z"}}]}"#.utf8)), "time"),
+            (.gpslogger, PhoneMessage(query: "lat=1&lon=2&timestamp=99999999999999"), "time"),
+            (.gpslogger, PhoneMessage(query: "lat=1&lon=2&timestamp=1795000000&alt=1e9"), "altitude"),
+            (.traccar, PhoneMessage(query: "id=x&location=1&timestamp=1795000000"), "lat,lon"),
+            (.traccar, PhoneMessage(query: "id=x&lat=nan&lon=2&timestamp=1795000000"), "latitude"),
+        ]
+        for (app, message, named) in cases {
+            XCTAssertThrowsError(try PhonePayload.parse(app, message), "\(app) \(message)") { error in
+                XCTAssertTrue((error as? PhonePayloadError)?.reason.contains(named) == true, "\(error) should name \(named)")
+            }
+        }
+    }
+}
