@@ -115,10 +115,12 @@ final class PackageTests: XCTestCase {
 
         let tiles = try TileTestServer()
         defer { tiles.stop() }
-        let logged = try layer.run("enlog log --at 48.8584,2.2945,35 --no-geocode --no-sync && enlog queue show 1 --json",
+        let logged = try layer.run("enlog log --at 48.8584,2.2945,35 --no-geocode --no-sync",
                                    environment: ["ENLOG_MAP_TILE_URL": tiles.tileURL, "ENLOG_GEOCODING_CONTACT": "package-test@example.org"])
         XCTAssertEqual(logged.status, 0, logged.standardError)
-        let note = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(logged.standardOutput.utf8)) as? [String: Any], logged.standardOutput)
+        let shown = try layer.run("enlog queue show 1 --json")
+        XCTAssertEqual(shown.status, 0, shown.standardError)
+        let note = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any], shown.standardOutput)
         let resources = note["resources"] as? [[String: Any]] ?? []
         XCTAssertEqual(resources.first?["mime"] as? String, "image/png", "the note has no map: \(logged.standardError)")
 
