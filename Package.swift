@@ -61,10 +61,8 @@ let package = Package(
         // flow does not compile; Tests/ENLogKitTests/Commands/PackageManifestTests.swift checks the order.
         .target(name: "Support", dependencies: []),
         .target(name: "EvernoteAPI", dependencies: ["Support"]),
-        .target(name: "Configuration", dependencies: [
-            "Support",
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        // config.toml is read by enlog's own TOML reader (Configuration/TOMLReader.swift).
+        .target(name: "Configuration", dependencies: ["Support"]),
         .target(name: "Network", dependencies: ["Support", "EvernoteAPI", "Configuration", "CCurlShim", "CLazyLibraries", "CMosquitto"]),
         .target(name: "Auth", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Network",

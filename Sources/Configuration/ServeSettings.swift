@@ -3,24 +3,24 @@ import Support
 
 /// `[serve]`: the phones' receiver (`enlog serve`, docs/serve.md).
 extension Setting {
-    public static let serveListen = Setting("serve.listen", .string, default: "127.0.0.1:8473",
+    package static let serveListen = Setting("serve.listen", .string, default: "127.0.0.1:8473",
                                             "address and port enlog serve listens on, ADDR:PORT ([IPv6]:PORT); 0.0.0.0 or [::] for every interface")
-    public static let serveURL = Setting("serve.url", .string, default: nil,
+    package static let serveURL = Setting("serve.url", .string, default: nil,
                                          "the URL phones reach enlog serve at (a reverse proxy's https://…), printed by `enlog devices add`; unset: http://serve.listen")
-    public static let serveMaxBody = Setting("serve.max_body", .number, default: "4", range: .serveBodyMegabytes,
+    package static let serveMaxBody = Setting("serve.max_body", .number, default: "4", range: .serveBodyMegabytes,
                                              "largest request body enlog serve reads, MB (Overland's batch of 1000 points is about 0.6 MB); larger is refused with 413")
-    public static let serveMaxConnections = Setting("serve.max_connections", .integer, default: "256", range: .serveConnections,
+    package static let serveMaxConnections = Setting("serve.max_connections", .integer, default: "256", range: .serveConnections,
                                                     "connections enlog serve holds open at once; more wait in the kernel's queue")
-    public static let serveRate = Setting("serve.rate", .integer, default: "600", range: .serveRequestsPerMinute,
+    package static let serveRate = Setting("serve.rate", .integer, default: "600", range: .serveRequestsPerMinute,
                                           "requests per minute one device may send (a token bucket holding a minute's worth); more get 429")
-    public static let serveIdleTimeout = Setting("serve.idle_timeout", .number, default: "30", range: .serveIdleSeconds,
+    package static let serveIdleTimeout = Setting("serve.idle_timeout", .number, default: "30", range: .serveIdleSeconds,
                                                  "seconds a connection may stay silent, or take to send one request, before enlog serve closes it")
 
-    public static let serveMQTTBroker = Setting("serve.mqtt_broker", .string, default: nil, secret: true,
+    package static let serveMQTTBroker = Setting("serve.mqtt_broker", .string, default: nil, secret: true,
                                                 "MQTT broker enlog serve subscribes to owntracks/+/+ on (OwnTracks' MQTT mode), mqtt://[USER[:PASSWORD]@]HOST[:PORT]; unset: no MQTT")
-    public static let serveTLSCertificate = Setting("serve.tls_certificate", .string, default: nil,
+    package static let serveTLSCertificate = Setting("serve.tls_certificate", .string, default: nil,
                                                     "not supported: enlog serve speaks plain HTTP; TLS is a reverse proxy's (docs/phone.md)")
-    public static let serveTLSKey = Setting("serve.tls_key", .string, default: nil,
+    package static let serveTLSKey = Setting("serve.tls_key", .string, default: nil,
                                             "not supported: enlog serve speaks plain HTTP; TLS is a reverse proxy's (docs/phone.md)")
 
     static let serveSettings: [Setting] = [serveListen, serveURL, serveMaxBody, serveMaxConnections, serveRate, serveIdleTimeout,
@@ -29,8 +29,8 @@ extension Setting {
 
 extension NumericRange {
     /// From a kilobyte (one OwnTracks point is 300 bytes) to what a day of 1 Hz points takes.
-    public static let serveBodyMegabytes = NumericRange(0.001, 64, unit: "megabytes")
-    public static let serveConnections = NumericRange(1, 10_000, unit: "connections", wholeNumbers: true)
-    public static let serveRequestsPerMinute = NumericRange(1, 100_000, unit: "requests per minute", wholeNumbers: true)
-    public static let serveIdleSeconds = NumericRange(1, 3600, unit: "seconds")
+    package static let serveBodyMegabytes = NumericRange(0.001, 64, unit: "megabytes")
+    package static let serveConnections = NumericRange(1, 10_000, unit: "connections", wholeNumbers: true)
+    package static let serveRequestsPerMinute = NumericRange(1, 100_000, unit: "requests per minute", wholeNumbers: true)
+    package static let serveIdleSeconds = NumericRange(1, 3600, unit: "seconds")
 }

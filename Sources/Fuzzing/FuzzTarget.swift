@@ -31,7 +31,7 @@ package struct FuzzTarget: Sendable {
         return 0
     }
 
-    public static let all: [FuzzTarget] = [.nmea, .gpx, .track, .gpsd, .exif, .enml, .thrift, .tile, .geocoder, .oauth, .config, .template,
+    package static let all: [FuzzTarget] = [.nmea, .gpx, .track, .gpsd, .exif, .enml, .thrift, .tile, .geocoder, .oauth, .config, .template,
                                                 .owntracks, .overland, .gpslogger, .traccar]
 }
 

@@ -5,10 +5,10 @@ import Foundation
 /// and without a JSON content type) and as a query string, as the receiver hands it over. A
 /// payload may be refused with a one-line error; every point it gives is a checked `Fix`.
 extension FuzzTarget {
-    public static let owntracks = phone("owntracks", .owntracks)
-    public static let overland = phone("overland", .overland)
-    public static let gpslogger = phone("gpslogger", .gpslogger)
-    public static let traccar = phone("traccar", .traccar)
+    package static let owntracks = phone("owntracks", .owntracks)
+    package static let overland = phone("overland", .overland)
+    package static let gpslogger = phone("gpslogger", .gpslogger)
+    package static let traccar = phone("traccar", .traccar)
 
     private static func phone(_ name: String, _ app: PhoneProtocol) -> FuzzTarget {
         FuzzTarget(name) { bytes throws(FuzzFinding) in

@@ -10,20 +10,20 @@ import Configuration
 
 /// The MQTT broker `enlog serve` subscribes to (`serve.mqtt_broker`): `mqtt://[USER[:PASSWORD]@]HOST[:PORT]`,
 /// port 1883 unless given. Parsed in one place, from the configuration; every part range-checked.
-public struct MQTTBroker: Sendable, Equatable {
-    public let host: String
-    public let port: Int
-    public let username: String?
-    public let password: String?
+package struct MQTTBroker: Sendable, Equatable {
+    package let host: String
+    package let port: Int
+    package let username: String?
+    package let password: String?
 
-    public static let defaultPort = 1883
+    package static let defaultPort = 1883
 
-    public init(host: String, port: Int = MQTTBroker.defaultPort, username: String? = nil, password: String? = nil) {
+    package init(host: String, port: Int = MQTTBroker.defaultPort, username: String? = nil, password: String? = nil) {
         (self.host, self.port, self.username, self.password) = (host, port, username, password)
     }
 
     /// - Throws: `MQTTError.invalidBroker` with what is wrong (never the password).
-    public init(url text: String) throws(MQTTError) {
+    package init(url text: String) throws(MQTTError) {
         func invalid(_ why: String) -> MQTTError { .invalidBroker(why) }
         guard let schemeEnd = text.range(of: "://") else { throw invalid("is not a URL (mqtt://HOST:PORT)") }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
@@ -79,13 +79,13 @@ public struct MQTTBroker: Sendable, Equatable {
     }
 
     /// For log lines: the address without the credentials.
-    public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 extension MQTTBroker {
     /// `serve.mqtt_broker` is parsed when the configuration is read, so that a bad URL is exit 78
     /// whichever command runs (`serve --check` included), never a failure found at the first message.
-    public static let settingChecks: [Setting: SettingCheck] = [
+    package static let settingChecks: [Setting: SettingCheck] = [
         .serveMQTTBroker: { text in
             do throws(MQTTError) {
                 _ = try MQTTBroker(url: text)
@@ -98,30 +98,30 @@ extension MQTTBroker {
     ]
 }
 
-public enum MQTTError: ENLogError, Equatable {
+package enum MQTTError: ENLogError, Equatable {
     case invalidBroker(String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .invalidBroker(let why): return "serve.mqtt_broker \(why)"
         }
     }
 
-    public var recoverySuggestion: String? { "give mqtt://[USER[:PASSWORD]@]HOST[:PORT], e.g. mqtt://127.0.0.1:1883" }
-    public var category: ErrorCategory { .config }
+    package var recoverySuggestion: String? { "give mqtt://[USER[:PASSWORD]@]HOST[:PORT], e.g. mqtt://127.0.0.1:1883" }
+    package var category: ErrorCategory { .config }
 }
 
 /// One message as the broker delivered it.
-public struct MQTTMessage: Sendable {
-    public let topic: String
-    public let payload: [UInt8]
-    public let retained: Bool
+package struct MQTTMessage: Sendable {
+    package let topic: String
+    package let payload: [UInt8]
+    package let retained: Bool
 }
 
 /// What the handler decided: stored (or deliberately dropped: the broker may forget it), or not
 /// stored for a reason that may pass (the outbox locked or full): the connection is then dropped
 /// without acknowledging, so that the broker delivers the message again after the reconnection.
-public enum MQTTDelivery: Sendable {
+package enum MQTTDelivery: Sendable {
     case settled
     case retryLater(String)
 }
@@ -135,19 +135,19 @@ public enum MQTTDelivery: Sendable {
 /// committed, so the PUBACK reaches the socket after the commit. libmosquitto (2.0) offers no manual
 /// acknowledgement, so this ordering is the library's and is checked by a test that refuses a commit
 /// (`MQTTSubscriptionTests`): a message whose handler says `retryLater` is delivered again.
-public final class MQTTSubscription: Sendable {
-    public typealias Handler = @Sendable (MQTTMessage) -> MQTTDelivery
-    public typealias Log = @Sendable (String) -> Void
+package final class MQTTSubscription: Sendable {
+    package typealias Handler = @Sendable (MQTTMessage) -> MQTTDelivery
+    package typealias Log = @Sendable (String) -> Void
 
-    public let broker: MQTTBroker
-    public let clientID: String
-    public let topic: String
+    package let broker: MQTTBroker
+    package let clientID: String
+    package let topic: String
     private let context: Context
 
     /// - Parameters:
     ///   - clientID: the persistent session's name at the broker (at most 23 characters, MQTT 3.1.1's limit).
     ///   - topic: the subscription, at QoS 1.
-    public init(broker: MQTTBroker, clientID: String, topic: String, log: @escaping Log, handler: @escaping Handler) {
+    package init(broker: MQTTBroker, clientID: String, topic: String, log: @escaping Log, handler: @escaping Handler) {
         self.broker = broker
         self.clientID = String(clientID.prefix(Int(MOSQ_MQTT_ID_MAX_LENGTH)))
         self.topic = topic
@@ -155,10 +155,10 @@ public final class MQTTSubscription: Sendable {
     }
 
     /// Whether the subscription has been granted since the last (re)connection.
-    public var isSubscribed: Bool { context.state.withLock { $0.subscribed } }
+    package var isSubscribed: Bool { context.state.withLock { $0.subscribed } }
 
     /// Starts the loop on its own thread; it connects, subscribes and reconnects until `stop()`.
-    public func start() {
+    package func start() {
         let context = self.context, broker = self.broker, clientID = self.clientID, topic = self.topic
         let done = DispatchSemaphore(value: 0)
         context.state.withLock { $0.finished = done }
@@ -171,7 +171,7 @@ public final class MQTTSubscription: Sendable {
     }
 
     /// Asks the loop to disconnect cleanly and waits for it (at most `timeout`).
-    public func stop(timeout: Duration = .seconds(5)) {
+    package func stop(timeout: Duration = .seconds(5)) {
         let finished = context.state.withLock { state -> DispatchSemaphore? in
             state.stopping = true
             return state.finished

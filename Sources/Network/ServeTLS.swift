@@ -6,11 +6,11 @@ import Configuration
 /// told, in one line, where TLS for `enlog serve` comes from. enlog does not terminate TLS itself:
 /// swift-nio-ssl compiles a second copy of BoringSSL, several minutes of every build (measured in
 /// docs/phone.md), for what a reverse proxy already does better (certificate renewal, OCSP, HTTP/2).
-public enum ServeTLS {
-    public static let refusal = "is set, but enlog serve speaks plain HTTP on loopback: terminate TLS in a reverse proxy "
+package enum ServeTLS {
+    package static let refusal = "is set, but enlog serve speaks plain HTTP on loopback: terminate TLS in a reverse proxy "
         + "(contrib/nginx/enlog-serve.conf, docs/phone.md \"Reverse proxy\") and remove this setting"
 
-    public static let settingChecks: [Setting: SettingCheck] = [
+    package static let settingChecks: [Setting: SettingCheck] = [
         .serveTLSCertificate: { _ in refusal },
         .serveTLSKey: { _ in refusal },
     ]

@@ -25,12 +25,12 @@ extension OutboxSchema {
 }
 
 /// A row of `device`: a phone that may send points, known by its name.
-public struct DeviceRecord: Sendable, Equatable, Codable {
-    public var name: String
-    public var secretHash: [UInt8]
-    public var createdAt: Date
+package struct DeviceRecord: Sendable, Equatable, Codable {
+    package var name: String
+    package var secretHash: [UInt8]
+    package var createdAt: Date
 
-    public init(name: String, secretHash: [UInt8], createdAt: Date) {
+    package init(name: String, secretHash: [UInt8], createdAt: Date) {
         self.name = name
         self.secretHash = secretHash
         self.createdAt = createdAt
@@ -40,19 +40,19 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
 extension OutboxStore {
     /// The one device whose fixes the stay readers (`stayFixes`; visits and segments, which are
     /// imports', are then none) see while set: `timeline --device`, `places --device`. nil: all.
-    @TaskLocal public static var deviceScope: String?
+    @TaskLocal package static var deviceScope: String?
 
     /// How one request's points went into the history.
-    public struct PhoneStoreResult: Sendable, Equatable {
-        public var added = 0
+    package struct PhoneStoreResult: Sendable, Equatable {
+        package var added = 0
         /// Points whose (device, millisecond) the history had already: a resent batch.
-        public var alreadyThere = 0
+        package var alreadyThere = 0
         /// For each point added, in the order given, its new row; points already there have none.
-        public var addedFixIds: [Int64?] = []
+        package var addedFixIds: [Int64?] = []
     }
 
     /// Adds a device; false when the name is taken (nothing changes then).
-    public func addDevice(_ device: DeviceRecord) async throws(OutboxError) -> Bool {
+    package func addDevice(_ device: DeviceRecord) async throws(OutboxError) -> Bool {
         try await write { db in
             try db.execute(sql: "INSERT INTO device (name, secretHash, createdAt) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING",
                            arguments: [device.name, Data(device.secretHash), StorageTime.text(device.createdAt)])
@@ -61,7 +61,7 @@ extension OutboxStore {
     }
 
     /// Removes a device (its points stay in the history, with its name); false when there was none.
-    public func removeDevice(named name: String) async throws(OutboxError) -> Bool {
+    package func removeDevice(named name: String) async throws(OutboxError) -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM device WHERE name = ?", arguments: [name])
             return db.changesCount == 1
@@ -69,7 +69,7 @@ extension OutboxStore {
     }
 
     /// Every device, by name, with how many points each has sent and when the last was taken.
-    public func devices() async throws(OutboxError) -> [(device: DeviceRecord, points: Int, lastPoint: Date?)] {
+    package func devices() async throws(OutboxError) -> [(device: DeviceRecord, points: Int, lastPoint: Date?)] {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.name, d.secretHash, d.createdAt,
@@ -85,7 +85,7 @@ extension OutboxStore {
     }
 
     /// The device of this name, or nil.
-    public func device(named name: String) async throws(OutboxError) -> DeviceRecord? {
+    package func device(named name: String) async throws(OutboxError) -> DeviceRecord? {
         try await read { db in
             try Row.fetchOne(db, sql: "SELECT name, secretHash, createdAt FROM device WHERE name = ?", arguments: [name]).map { row in
                 let hash: Data = row["secretHash"]
@@ -98,7 +98,7 @@ extension OutboxStore {
     /// outbox syncs in full) before this returns: a point is acknowledged to the phone only after.
     /// A point whose millisecond the history has from the same device already is skipped, so a
     /// batch sent again (the app never saw the reply) adds nothing.
-    public func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
+    package func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
         guard !fixes.isEmpty else { return PhoneStoreResult() }
         return try await write { db in
             var result = PhoneStoreResult()
@@ -125,7 +125,7 @@ extension OutboxStore {
     }
 
     /// The latest fix of `device` that has a note (where its movement is measured from after a restart).
-    public func latestNotedFix(device: String) async throws(OutboxError) -> FixRecord? {
+    package func latestNotedFix(device: String) async throws(OutboxError) -> FixRecord? {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(FixRecord.filter(Column("device") == device)
                 .filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")

@@ -106,7 +106,7 @@ extension OutboxStore {
     }
 
     /// Imported segments overlapping `start..<end`, oldest first.
-    public func staySegments(from start: Date, to end: Date) async throws(OutboxError) -> [StaySegment] {
+    package func staySegments(from start: Date, to end: Date) async throws(OutboxError) -> [StaySegment] {
         // Segments come from imported files: no phone's.
         if Self.deviceScope != nil { return [] }
         return try await readSkipping { db, unreadable in

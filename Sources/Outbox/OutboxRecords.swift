@@ -22,9 +22,9 @@ package struct FixRecord: Codable, Sendable, Equatable, Identifiable, FetchableR
     package var createdAt: Date
     /// Seconds east of UTC of the clock the fix's source wrote its time in (an import that said
     /// so); nil: the fix was lived in note.time_zone as far as enlog knows.
-    public var utcOffset: Int?
+    package var utcOffset: Int?
     /// The phone (`enlog devices`) or the imported file's device the fix came from; nil for enlog's own.
-    public var device: String?
+    package var device: String?
 
     package init(_ fix: Fix, createdAt: Date = Date()) {
         latitude = fix.latitude

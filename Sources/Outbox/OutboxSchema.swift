@@ -118,6 +118,7 @@ enum OutboxSchema {
         registerDayZonesMigration(&migrator)
         registerPlaceNameSourcesMigration(&migrator)
         registerDayMovesMigration(&migrator)
+        registerFixIdentityMigration(&migrator)
         registerDevicesMigration(&migrator)
         return migrator
     }

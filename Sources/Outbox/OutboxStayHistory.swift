@@ -33,7 +33,7 @@ extension OutboxStore {
 
     /// Fixes with `start <= timestamp < end`, oldest first. Stepped through SQLite's C API: for
     /// millions of fixes, GRDB's rows cost several times the query itself.
-    public func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
+    package func stayFixes(from start: Date, to end: Date) async throws(OutboxError) -> [StayFix] {
         let device = Self.deviceScope
         return try await readSkipping { db, unreadable in
             let sql = """
@@ -104,7 +104,7 @@ extension OutboxStore {
 
     /// Imported visits overlapping `start..<end`, oldest first. A visit holding a value of
     /// another type (text for a latitude, a start that is no time) is left out with a warning.
-    public func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
+    package func stayVisits(from start: Date, to end: Date) async throws(OutboxError) -> [StayVisit] {
         // Visits are another program's judgement of an imported file: no phone's.
         if Self.deviceScope != nil { return [] }
         return try await readSkipping { db, unreadable in

@@ -19,20 +19,20 @@ import Watch
 /// writes the PUBACK after it returns (`MQTTSubscription`); a commit that fails (the outbox locked
 /// beyond its timeout, the disk full) drops the connection unacknowledged, so the broker sends the
 /// message again. A message sent again adds nothing (the history's (device, time) rule).
-public final class OwnTracksMQTT: Sendable {
-    public static let topic = "owntracks/+/+"
+package final class OwnTracksMQTT: Sendable {
+    package static let topic = "owntracks/+/+"
     let subscription: MQTTSubscription
 
-    public init(broker: MQTTBroker, receiver: PhoneReceiver, report: @escaping @Sendable (WatchReport) -> Void) {
+    package init(broker: MQTTBroker, receiver: PhoneReceiver, report: @escaping @Sendable (WatchReport) -> Void) {
         subscription = MQTTSubscription(
             broker: broker, clientID: Self.clientID(), topic: Self.topic,
             log: { line in report(WatchReport(.event, "mqtt", line, ["broker": .string(broker.address)])) },
             handler: { message in Self.deliver(message, to: receiver, report: report) })
     }
 
-    public func start() { subscription.start() }
-    public func stop() { subscription.stop() }
-    public var isSubscribed: Bool { subscription.isSubscribed }
+    package func start() { subscription.start() }
+    package func stop() { subscription.stop() }
+    package var isSubscribed: Bool { subscription.isSubscribed }
 
     /// The persistent session's name at the broker: one per machine, so that a restarted enlog
     /// picks up what was queued for it (MQTT 3.1.1 brokers must take 23 characters).

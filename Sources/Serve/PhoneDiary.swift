@@ -19,13 +19,13 @@ import Watch
 ///
 /// The receiver answers the phone once the points are committed; the diary takes them after,
 /// in order, on a task of its own, so a slow address lookup never holds up a reply.
-public final class PhoneDiary: Sendable {
-    public struct Dependencies: Sendable {
+package final class PhoneDiary: Sendable {
+    package struct Dependencies: Sendable {
         /// The signed-in account now, or nil (read at each sync).
-        public var account: @Sendable () -> EvernoteAccount?
-        public var report: @Sendable (WatchReport) -> Void
+        package var account: @Sendable () -> EvernoteAccount?
+        package var report: @Sendable (WatchReport) -> Void
 
-        public init(account: @escaping @Sendable () -> EvernoteAccount?, report: @escaping @Sendable (WatchReport) -> Void) {
+        package init(account: @escaping @Sendable () -> EvernoteAccount?, report: @escaping @Sendable (WatchReport) -> Void) {
             self.account = account
             self.report = report
         }
@@ -41,7 +41,7 @@ public final class PhoneDiary: Sendable {
     private let loop: Task<Void, Never>
     private let timers: Task<Void, Never>
 
-    public init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
+    package init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         self.feed = feed
         loop = Task {
@@ -66,12 +66,12 @@ public final class PhoneDiary: Sendable {
     }
 
     /// Points a device sent and the history now holds, with their rows.
-    public func received(_ points: [(Fix, Int64)], device: String) {
+    package func received(_ points: [(Fix, Int64)], device: String) {
         feed.yield(.points(points, device: device))
     }
 
     /// Finishes what was handed over (the notes being written are written), then stops.
-    public func finish() async {
+    package func finish() async {
         timers.cancel()
         feed.finish()
         await loop.value

@@ -8,16 +8,16 @@ import Watch
 
 /// An HTTP request as the receiver needs it, whatever carried it (SwiftNIO here; a test, a
 /// reverse proxy's forwarded request): method, path, query, headers, whole body.
-public struct PhoneRequest: Sendable {
-    public var method: String
+package struct PhoneRequest: Sendable {
+    package var method: String
     /// The path without the query, percent-encoded as sent.
-    public var path: String
-    public var query: String
+    package var path: String
+    package var query: String
     /// Header names lowercased.
-    public var headers: [String: String]
-    public var body: [UInt8]
+    package var headers: [String: String]
+    package var body: [UInt8]
 
-    public init(method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []) {
+    package init(method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []) {
         self.method = method.uppercased()
         self.path = path
         self.query = query
@@ -26,20 +26,20 @@ public struct PhoneRequest: Sendable {
     }
 
     /// `/owntracks?x=1` → path and query.
-    public init(method: String, uri: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    package init(method: String, uri: String, headers: [String: String] = [:], body: [UInt8] = []) {
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         self.init(method: method, path: String(parts.first ?? ""), query: parts.count > 1 ? String(parts[1]) : "", headers: headers, body: body)
     }
 }
 
 /// The reply to send: a status, a body, and headers beyond the length.
-public struct PhoneResponse: Sendable, Equatable {
-    public var status: Int
-    public var contentType: String
-    public var body: String
-    public var headers: [String: String]
+package struct PhoneResponse: Sendable, Equatable {
+    package var status: Int
+    package var contentType: String
+    package var body: String
+    package var headers: [String: String]
 
-    public init(status: Int, contentType: String = "text/plain; charset=utf-8", body: String = "", headers: [String: String] = [:]) {
+    package init(status: Int, contentType: String = "text/plain; charset=utf-8", body: String = "", headers: [String: String] = [:]) {
         self.status = status
         self.contentType = contentType
         self.body = body
@@ -55,20 +55,20 @@ public struct PhoneResponse: Sendable, Equatable {
 /// (`PhonePayload`), stores its points in one transaction (`OutboxStore.storePhonePoints`) and
 /// only then answers as the app expects; then hands the new points to the device's diary.
 /// `enlog serve` puts it behind SwiftNIO; another transport (MQTT) calls `store` directly.
-public final class PhoneReceiver: Sendable {
-    public struct Limits: Sendable {
+package final class PhoneReceiver: Sendable {
+    package struct Limits: Sendable {
         /// Requests per minute per device; the bucket holds a minute's worth.
-        public var requestsPerMinute: Int
-        public init(requestsPerMinute: Int = 600) { self.requestsPerMinute = requestsPerMinute }
+        package var requestsPerMinute: Int
+        package init(requestsPerMinute: Int = 600) { self.requestsPerMinute = requestsPerMinute }
     }
 
     /// What one accepted request did.
-    public struct Outcome: Sendable, Equatable {
-        public var device: String
-        public var app: PhoneProtocol
-        public var received: Int
-        public var added: Int
-        public var alreadyThere: Int
+    package struct Outcome: Sendable, Equatable {
+        package var device: String
+        package var app: PhoneProtocol
+        package var received: Int
+        package var added: Int
+        package var alreadyThere: Int
     }
 
     let outbox: OutboxStore
@@ -78,7 +78,7 @@ public final class PhoneReceiver: Sendable {
     let diary: PhoneDiary?
     private let buckets = Mutex<[String: TokenBucket]>([:])
 
-    public init(outbox: OutboxStore, limits: Limits = Limits(), diary: PhoneDiary? = nil,
+    package init(outbox: OutboxStore, limits: Limits = Limits(), diary: PhoneDiary? = nil,
                 report: @escaping @Sendable (WatchReport) -> Void) {
         self.outbox = outbox
         self.limits = limits
@@ -87,7 +87,7 @@ public final class PhoneReceiver: Sendable {
     }
 
     /// Answers one request. Never throws: every failure is a status and one log line.
-    public func handle(_ request: PhoneRequest, now: Date = Date()) async -> PhoneResponse {
+    package func handle(_ request: PhoneRequest, now: Date = Date()) async -> PhoneResponse {
         let segments = request.path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
         guard let first = segments.first, let app = PhoneProtocol(rawValue: first.lowercased()) else {
             return PhoneResponse(status: 404, body: "not found: the paths are /owntracks, /overland, /gpslogger and /traccar\n")
@@ -138,7 +138,7 @@ public final class PhoneReceiver: Sendable {
     /// transaction, committed when this returns; then hands the new points to the diary.
     /// For transports that authenticate on their own (MQTT: the broker's user and topic).
     @discardableResult
-    public func store(_ app: PhoneProtocol, device: String, message: PhoneMessage, now: Date = Date()) async throws -> Outcome {
+    package func store(_ app: PhoneProtocol, device: String, message: PhoneMessage, now: Date = Date()) async throws -> Outcome {
         let points = try PhonePayload.parse(app, message)
         let stored = try await outbox.storePhonePoints(points.fixes, device: device, now: now)
         let outcome = Outcome(device: device, app: app, received: points.fixes.count, added: stored.added, alreadyThere: stored.alreadyThere)

@@ -13,15 +13,15 @@ import Watch
 /// from NIO's decoder), the connections held at once (`serve.max_connections`: more are closed
 /// at accept), silence and slowness (`serve.idle_timeout`: a connection silent that long, or a
 /// request not whole within it, is closed).
-public struct PhoneServer: Sendable {
-    public struct Settings: Sendable {
-        public var maxBody: Int
-        public var maxConnections: Int
-        public var idleTimeout: TimeAmount
-        public var maxHeaderBytes = 16 * 1024
-        public var maxHeaderFields = 100
+package struct PhoneServer: Sendable {
+    package struct Settings: Sendable {
+        package var maxBody: Int
+        package var maxConnections: Int
+        package var idleTimeout: TimeAmount
+        package var maxHeaderBytes = 16 * 1024
+        package var maxHeaderFields = 100
 
-        public init(maxBody: Int = 4 << 20, maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(30)) {
+        package init(maxBody: Int = 4 << 20, maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(30)) {
             self.maxBody = maxBody
             self.maxConnections = maxConnections
             self.idleTimeout = idleTimeout
@@ -30,7 +30,7 @@ public struct PhoneServer: Sendable {
 
     /// Where to listen: an address to bind, or a socket already bound and listening (systemd's
     /// socket activation hands one over as a descriptor).
-    public enum Listener: Sendable {
+    package enum Listener: Sendable {
         case address(ListenAddress)
         case descriptor(CInt)
     }
@@ -39,15 +39,15 @@ public struct PhoneServer: Sendable {
     let settings: Settings
     let report: @Sendable (WatchReport) -> Void
 
-    public init(receiver: PhoneReceiver, settings: Settings, report: @escaping @Sendable (WatchReport) -> Void) {
+    package init(receiver: PhoneReceiver, settings: Settings, report: @escaping @Sendable (WatchReport) -> Void) {
         self.receiver = receiver
         self.settings = settings
         self.report = report
     }
 
     /// A running server: where it listens, and how to stop it.
-    public final class Running: Sendable {
-        public let address: String
+    package final class Running: Sendable {
+        package let address: String
         let connections: Connections
         let serverChannel: any Channel
         let done: Task<Void, Never>
@@ -61,18 +61,18 @@ public struct PhoneServer: Sendable {
 
         /// Stops accepting; requests being handled are answered (their points committed first),
         /// connections waiting between requests are closed; returns when every connection is.
-        public func stop() async {
+        package func stop() async {
             connections.stopping()
             try? await serverChannel.close()
             await done.value
         }
 
         /// Returns when the server has stopped (after `stop()`, or when listening failed).
-        public func wait() async { await done.value }
+        package func wait() async { await done.value }
     }
 
     /// Binds (or takes the bound socket) and starts accepting; returns once listening.
-    public func start(_ listener: Listener, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> Running {
+    package func start(_ listener: Listener, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> Running {
         let settings = self.settings
         let connections = Connections(limit: settings.maxConnections)
         let bootstrap = ServerBootstrap(group: group)

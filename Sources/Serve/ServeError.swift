@@ -2,14 +2,14 @@ import Foundation
 import Support
 
 /// What stops `enlog serve` or `enlog devices`.
-public enum ServeError: ENLogError, Equatable {
+package enum ServeError: ENLogError, Equatable {
     /// The address is in use, not this machine's, or needs privileges.
     case cannotListen(address: String, detail: String)
     case invalidDeviceName(String)
     case deviceExists(String)
     case noSuchDevice(String)
 
-    public var reason: String {
+    package var reason: String {
         switch self {
         case let .cannotListen(address, detail):
             return TerminalText.oneLine("cannot listen on \(address): \(detail)")
@@ -22,7 +22,7 @@ public enum ServeError: ENLogError, Equatable {
         }
     }
 
-    public var recoverySuggestion: String? {
+    package var recoverySuggestion: String? {
         switch self {
         case .cannotListen: return "choose another address with --listen or serve.listen, or stop what listens there"
         case .deviceExists: return "`enlog devices remove NAME` first to give it a new secret"
@@ -31,7 +31,7 @@ public enum ServeError: ENLogError, Equatable {
         }
     }
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .cannotListen: return .unavailable
         case .invalidDeviceName, .deviceExists, .noSuchDevice: return .usage

@@ -8,15 +8,15 @@ import Support
 /// `.socket` unit binds the port and starts the service with the listening sockets from descriptor 3
 /// on, `LISTEN_FDS` of them, for the process `LISTEN_PID`. `systemd-socket-activate` does the same
 /// from a shell, which is how the tests start it.
-public enum SystemdSocketActivation {
-    public static let firstDescriptor: Int32 = 3
+package enum SystemdSocketActivation {
+    package static let firstDescriptor: Int32 = 3
 
-    public enum Failure: ENLogError, Equatable {
+    package enum Failure: ENLogError, Equatable {
         case badCount(String)
         case notOne(Int)
         case notListeningStream(Int32, String)
 
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .badCount(let text):
                 return "LISTEN_FDS is \"\(TerminalText.oneLine(String(text.prefix(20))))\", not a count of sockets"
@@ -27,15 +27,15 @@ public enum SystemdSocketActivation {
             }
         }
 
-        public var recoverySuggestion: String? { "give enlog-serve.socket exactly one ListenStream=ADDRESS:PORT" }
-        public var category: ErrorCategory { .config }
+        package var recoverySuggestion: String? { "give enlog-serve.socket exactly one ListenStream=ADDRESS:PORT" }
+        package var category: ErrorCategory { .config }
     }
 
     /// The one listening socket passed to this process, or nil when it was not socket-activated
     /// (no `LISTEN_FDS`, or `LISTEN_PID` names another process: the variables were inherited).
     /// The variables are removed from the environment either way, so that no child reads them, and
     /// the socket gets close-on-exec.
-    public static func listeningSocket(environment: [String: String] = ProcessInfo.processInfo.environment,
+    package static func listeningSocket(environment: [String: String] = ProcessInfo.processInfo.environment,
                                        processID: pid_t = getpid()) throws(Failure) -> Int32? {
         defer { for name in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] { unsetenv(name) } }
         guard let countText = environment["LISTEN_FDS"] else { return nil }
@@ -63,7 +63,7 @@ public enum SystemdSocketActivation {
     }
 
     /// `ADDRESS:PORT` of a bound socket, for the log line that says where enlog listens.
-    public static func localAddress(of descriptor: Int32) -> String? {
+    package static func localAddress(of descriptor: Int32) -> String? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         return withUnsafeMutablePointer(to: &storage) { pointer -> String? in

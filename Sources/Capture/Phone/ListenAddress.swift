@@ -8,12 +8,12 @@ import Network
 
 /// Where `enlog serve` listens: an IP literal and a port (`serve.listen`, `--listen`). A name is
 /// refused: which interface it means would depend on a lookup at each start.
-public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
+package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    package var host: String
     /// 0: a free port the kernel picks (printed once listening).
-    public var port: Int
+    package var port: Int
 
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let text = text.trimmingCharacters(in: .whitespaces)
         let host: Substring, port: Substring
         if text.hasPrefix("[") {
@@ -34,9 +34,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = number
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    public static let settingChecks: [Setting: SettingCheck] = [
+    package static let settingChecks: [Setting: SettingCheck] = [
         .serveListen: { ListenAddress(parsing: $0) == nil ? "is '\($0)'; it must be an IP address and a port, ADDR:PORT or [IPv6]:PORT (port 0 to 65535)" : nil },
         .serveURL: { text in
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,

@@ -5,7 +5,7 @@ import Network
 
 /// The phone apps whose own protocols `enlog serve` takes (Tests/ENLogKitTests/Serve/Fixtures/README.md
 /// names the sources each parser follows).
-public enum PhoneProtocol: String, Sendable, CaseIterable, Codable {
+package enum PhoneProtocol: String, Sendable, CaseIterable, Codable {
     /// OwnTracks in HTTP mode (and its MQTT payloads, which are the same JSON).
     case owntracks
     /// Overland (iOS): batches of GeoJSON features.
@@ -17,14 +17,14 @@ public enum PhoneProtocol: String, Sendable, CaseIterable, Codable {
 }
 
 /// A request as the parsers see it: the parts the apps put their values in, nothing else.
-public struct PhoneMessage: Sendable, Equatable {
+package struct PhoneMessage: Sendable, Equatable {
     /// The query string after `?` (percent-encoded as sent), empty when there is none.
-    public var query: String
+    package var query: String
     /// The `Content-Type` header's media type, lowercased, without parameters; nil when absent.
-    public var contentType: String?
-    public var body: [UInt8]
+    package var contentType: String?
+    package var body: [UInt8]
 
-    public init(query: String = "", contentType: String? = nil, body: [UInt8] = []) {
+    package init(query: String = "", contentType: String? = nil, body: [UInt8] = []) {
         self.query = query
         self.contentType = contentType.map { $0.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces).lowercased() ?? "" }
         self.body = body
@@ -33,18 +33,18 @@ public struct PhoneMessage: Sendable, Equatable {
 
 /// What one request carried: its points, oldest first as sent, and the device name the payload
 /// itself states (Traccar's `id`, Overland's `device_id`), which only ever names, never authenticates.
-public struct PhonePoints: Sendable, Equatable {
-    public var fixes: [Fix]
-    public var statedDevice: String?
+package struct PhonePoints: Sendable, Equatable {
+    package var fixes: [Fix]
+    package var statedDevice: String?
 
-    public init(fixes: [Fix] = [], statedDevice: String? = nil) {
+    package init(fixes: [Fix] = [], statedDevice: String? = nil) {
         self.fixes = fixes
         self.statedDevice = statedDevice
     }
 }
 
 /// A body enlog cannot take: the request is refused (400) and nothing of it is stored.
-public enum PhonePayloadError: ENLogError, Equatable {
+package enum PhonePayloadError: ENLogError, Equatable {
     case notJSON(PhoneProtocol, detail: String)
     case notExpectedShape(PhoneProtocol, detail: String)
     case missing(PhoneProtocol, field: String)
@@ -53,7 +53,7 @@ public enum PhonePayloadError: ENLogError, Equatable {
     case outOfRange(PhoneProtocol, LocationError)
     case tooManyPoints(PhoneProtocol, count: Int, limit: Int)
 
-    public var reason: String {
+    package var reason: String {
         let text: String
         switch self {
         case let .notJSON(app, detail): text = "\(app.rawValue): the body is not JSON (\(detail))"
@@ -67,16 +67,16 @@ public enum PhonePayloadError: ENLogError, Equatable {
         return TerminalText.oneLine(text)
     }
 
-    public var category: ErrorCategory { .badLocation }
+    package var category: ErrorCategory { .badLocation }
 }
 
 /// The apps' payloads → fixes: pure functions, no I/O, every value checked by `Fix`'s initializer
 /// (`Fix.Limits`), the one place enlog checks a position from outside.
-public enum PhonePayload {
+package enum PhonePayload {
     /// More points than any app sends in one request (Overland's largest batch is 1000).
-    public static let pointLimit = 10_000
+    package static let pointLimit = 10_000
 
-    public static func parse(_ app: PhoneProtocol, _ message: PhoneMessage) throws(PhonePayloadError) -> PhonePoints {
+    package static func parse(_ app: PhoneProtocol, _ message: PhoneMessage) throws(PhonePayloadError) -> PhonePoints {
         let points: PhonePoints
         switch app {
         case .owntracks: points = try ownTracks(message)
