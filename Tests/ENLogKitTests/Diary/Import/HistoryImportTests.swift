@@ -254,7 +254,8 @@ final class HistoryImportTests: XCTestCase {
             XCTAssertEqual(try Int64.fetchOne(db, sql: "SELECT importRun FROM fix WHERE id = 3"), nil, "the noted twin is outside any import")
             XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM fix"), 6)
             let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'fix' AND sql IS NOT NULL ORDER BY name")
-            XCTAssertEqual(indexes, ["fix_import_identity", "fix_on_timestamp", "fix_own_on_timestamp"])
+            // fix_on_device_timestamp is the phone receiver's (devices-v1): its (device, time) lookup.
+            XCTAssertEqual(indexes, ["fix_import_identity", "fix_on_device_timestamp", "fix_on_timestamp", "fix_own_on_timestamp"])
         }
     }
 
