@@ -12,6 +12,7 @@ import Testing
 @testable import Sync
 @testable import Watch
 @testable import Export
+@testable import Serve
 @testable import enlog
 
 /// Issue 34 item 5: no name of the code reaches the terminal. `sync` printed "stopped:
@@ -107,6 +108,20 @@ struct ErrorWordsTests {
             GeocodingError.unreachable("connection refused"), .timedOut(seconds: 3), .httpStatus(503),
             .malformedReply("not JSON"), .noAddress, .rateLimited(waitSeconds: 1.1), .cache("disk full"),
         ] as [GeocodingError])
+        samples += Self.all([MQTTError.invalidBroker("is no mqtt:// URL")] as [MQTTError])
+        samples += Self.all([
+            PhonePayloadError.notJSON(.owntracks, detail: "unexpected end of data"),
+            .notExpectedShape(.overland, detail: "no locations array"), .missing(.gpslogger, field: "lat"),
+            .notANumber(.traccar, field: "lat", value: "north"), .badTime(.traccar, value: "yesterday"),
+            .outOfRange(.owntracks, .latitudeOutOfRange(91)), .tooManyPoints(.overland, count: 20_000, limit: 10_000),
+        ] as [PhonePayloadError])
+        samples += Self.all([
+            SystemdSocketActivation.Failure.badCount("two"), .notOne(2), .notListeningStream(3, "a datagram socket"),
+        ] as [SystemdSocketActivation.Failure])
+        samples += Self.all([
+            ServeError.cannotListen(address: "127.0.0.1:8473", detail: "address in use"), .invalidDeviceName("my phone!"),
+            .deviceExists("phone"), .noSuchDevice("phone"),
+        ] as [ServeError])
         samples += Self.all([
             NoteError.templateNotFound("/t"), .templateUnreadable(path: "/t/title.mustache", reason: "permission denied"),
             .templateSyntax(path: "/t/content.mustache", message: "unclosed section"), .invalidENML(diagnostic, count: 2),
@@ -185,7 +200,8 @@ struct ErrorWordsTests {
         // Words of the trade a user meets elsewhere under these very names: products, formats,
         // and the parts of Evernote's published API (EDAM) as its documentation writes them.
         let known: Set<String> = ["NoteStore", "UserStore", "NoteMetadata", "SQLite", "OAuth", "GeoJSON", "OwnTracks",
-                                  "iPhone", "macOS", "JavaScript", "FreeType"]
+                                  "iPhone", "macOS", "JavaScript", "FreeType",
+                                  "ListenStream"]   // systemd's directive, as a .socket unit spells it
         return text.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }).map(String.init)
             .filter { word in
                 guard !known.contains(word) else { return false }
