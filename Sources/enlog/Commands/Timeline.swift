@@ -22,7 +22,7 @@ struct TimelineCommand: AsyncParsableCommand {
               enlog timeline                        today
               enlog timeline --date 2026-11-22 --json
               enlog timeline --since 2026-11-01 --until 2026-12-01 --json
-              enlog timeline --device phone         the stays of one phone's points (enlog serve)
+              enlog timeline --device phone         the stays of one phone's points
             """)
 
     @OptionGroup var global: GlobalOptions

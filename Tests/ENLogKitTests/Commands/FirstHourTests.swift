@@ -99,7 +99,7 @@ struct FirstHourTests {
     @Test func aWordFarFromEveryCommandIsToldTheCommands() throws {
         let result = try Subprocess.run(Subprocess.enlog, ["frobnicate"], environment: try EnlogHome().environment)
         #expect(result.status == ExitStatusCode.usage.rawValue)
-        #expect(result.standardError.hasPrefix("enlog: error: unknown command 'frobnicate' (the commands are log, watch, sync, queue"),
+        #expect(result.standardError.hasPrefix("enlog: error: unknown command 'frobnicate' (the commands are log, watch, serve, devices, sync, queue"),
                 "\(result.standardError)")
         // A place name is an argument of `places name`, not a mistyped command.
         let named = try Subprocess.run(Subprocess.enlog, ["places", "name", "3", "Home", "Office"], environment: try EnlogHome().environment)

@@ -33,6 +33,7 @@ struct InputCommandTests {
             "geocoding.min_interval", "geocoding.timeout", "location.max_age", "location.min_accuracy", "location.timeout",
             "map.cache_size", "map.height", "map.timeout", "map.width", "map.zoom",
             "network.dns_timeout", "network.probe_budget", "network.request_timeout",
+            "serve.idle_timeout", "serve.max_body", "serve.max_connections", "serve.rate",
             "stays.max_accuracy", "stays.max_gap", "stays.min_duration", "stays.radius",
             "watch.max_interval", "watch.min_distance", "watch.min_interval",
             "watch.track_distance", "watch.track_interval",
