@@ -9,7 +9,8 @@ import Outbox
 /// run's one `OutboxStore` (off Swift's cooperative pool), made side by side:
 /// - the name of a place the user named (`places name`), read whatever the geocoding settings;
 /// - the geocoder's address (`CachingGeocoder`: its cache in the outbox, then the service within
-///   `geocoding.timeout`), when an address is wanted now.
+///   `geocoding.timeout`), when an address is wanted now. Only on a cache miss does the cache
+///   write: the shared request slot before asking, the reply after (`GeocodeCache`).
 package struct FixAddressLookup: Sendable {
     package struct Found: Sendable, Equatable {
         /// The user's name for the place the fix is in: the title names it, and naming it is the
