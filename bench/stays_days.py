@@ -36,6 +36,29 @@ def to_lat_lon(x, y):
             ORIGIN[1] + x / (METRES_PER_DEGREE * math.cos(math.radians(ORIGIN[0]))))
 
 
+def stop_length(rng, first, home_for_the_night, shortest, long_stay_allowed=True):
+    """How long a stop lasts, in seconds: the day's first stop 20-90 min, the last one at home
+    20-60 min, else a work day of 8-10 h (15 %, where `long_stay_allowed`) or, log-uniform,
+    `shortest` to 3 h. The 15 % is drawn whether or not a long stay is allowed, so both plans
+    draw the same numbers in the same order."""
+    if first:
+        return rng.uniform(20, 90) * 60
+    if home_for_the_night:
+        return rng.uniform(20, 60) * 60
+    if rng.random() < 0.15 and long_stay_allowed:
+        return rng.uniform(8, 10) * 3600
+    return math.exp(rng.uniform(math.log(shortest), math.log(3 * 3600)))
+
+
+def bent_path(rng, a, b):
+    """A way from a to b through a middle point off the straight line by up to a fifth of the
+    distance, and its length."""
+    distance = math.dist(a, b)
+    bend = (rng.uniform(-0.2, 0.2) * distance, rng.uniform(-0.2, 0.2) * distance)
+    middle = ((a[0] + b[0]) / 2 + bend[0], (a[1] + b[1]) / 2 + bend[1])
+    return [a, middle, b], math.dist(a, middle) + math.dist(middle, b)
+
+
 def plan_day(rng, places, kind, start):
     """Segments of one day: ("stop", x, y, t0, t1) and ("move", path, t0, t1, pauses)."""
     shortest = 15 * 60 if kind in ("sparse", "indoor-sparse") else 3 * 60
@@ -43,14 +66,7 @@ def plan_day(rng, places, kind, start):
     segments, t, here = [], start, home
     end_of_day = start + 13 * 3600
     while True:
-        if not segments:
-            duration = rng.uniform(20, 90) * 60
-        elif here == home and t > end_of_day:
-            duration = rng.uniform(20, 60) * 60
-        elif rng.random() < 0.15:
-            duration = rng.uniform(8, 10) * 3600
-        else:
-            duration = math.exp(rng.uniform(math.log(shortest), math.log(3 * 3600)))
+        duration = stop_length(rng, not segments, here == home and t > end_of_day, shortest)
         segments.append(("stop", here[0], here[1], t, t + duration))
         t += duration
         if here == home and t > end_of_day:
@@ -58,10 +74,7 @@ def plan_day(rng, places, kind, start):
         there = home if t > end_of_day else rng.choice([p for p in places if p != here])
         distance = math.dist(here, there)
         speed = 1.4 if distance < 1500 else rng.uniform(9, 14)
-        bend = (rng.uniform(-0.2, 0.2) * distance, rng.uniform(-0.2, 0.2) * distance)
-        middle = ((here[0] + there[0]) / 2 + bend[0], (here[1] + there[1]) / 2 + bend[1])
-        path = [here, middle, there]
-        length = math.dist(here, middle) + math.dist(middle, there)
+        path, length = bent_path(rng, here, there)
         travel = length / speed
         pauses = []
         if speed > 2:
@@ -188,14 +201,8 @@ def plan_indoor_day(rng, places, kind, start):
     segments, t, here = [], start, home
     end_of_day = start + 13 * 3600
     while True:
-        if not segments:
-            duration = rng.uniform(20, 90) * 60
-        elif here == home and t > end_of_day:
-            duration = rng.uniform(20, 60) * 60
-        elif rng.random() < 0.15 and t < start + 4 * 3600:
-            duration = rng.uniform(8, 10) * 3600
-        else:
-            duration = math.exp(rng.uniform(math.log(shortest), math.log(3 * 3600)))
+        duration = stop_length(rng, not segments, here == home and t > end_of_day, shortest,
+                               long_stay_allowed=t < start + 4 * 3600)
         duration = min(duration, max(start + 16.5 * 3600 - t, shortest))
         segments.append(("stop", here[0], here[1], t, t + duration, rng.random() < 0.85))
         t += duration
@@ -214,11 +221,7 @@ def plan_indoor_day(rng, places, kind, start):
             parking = (there[0] + rng.uniform(40, 150) * math.cos(angle), there[1] + rng.uniform(40, 150) * math.sin(angle))
             legs = [(here, parking, rng.uniform(9, 14)), (parking, there, 1.4)]
         for a, b, speed in legs:
-            length = math.dist(a, b)
-            bend = (rng.uniform(-0.2, 0.2) * length, rng.uniform(-0.2, 0.2) * length)
-            middle = ((a[0] + b[0]) / 2 + bend[0], (a[1] + b[1]) / 2 + bend[1])
-            path = [a, middle, b]
-            length = math.dist(a, middle) + math.dist(middle, b)
+            path, length = bent_path(rng, a, b)
             travel = length / speed
             every, wait = (1500, (30, 90)) if speed > 2 else (400, (20, 60))
             pauses = sorted((rng.uniform(0.1, 0.9) * travel, rng.uniform(*wait)) for _ in range(int(length // every)))

@@ -123,8 +123,8 @@ package final class RunContext: Sendable {
     /// The logger `log`, `watch` and `import --notes` write notes through.
     /// - Parameter addressLater: no lookup now, but one before upload (`log --no-geocode`).
     package func logger(outbox: OutboxStore, accountKey: String?, addressLater: Bool = false) throws -> LocationLogger {
-        LocationLogger(outbox: outbox, renderer: try noteRenderer(), lookup: places(outbox), account: accountKey,
-                       maps: mapsIfWanted, mapBudget: logMapBudget, addressLater: addressLater)
+        LocationLogger(outbox: outbox, renderer: try noteRenderer(), addresses: FixAddressLookup(outbox: outbox, geocoder: places(outbox)),
+                       account: accountKey, maps: mapsIfWanted, mapBudget: logMapBudget, addressLater: addressLater)
     }
 
     /// The digest writer of `digest` and `watch.digest`.

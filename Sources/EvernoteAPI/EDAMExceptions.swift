@@ -153,9 +153,8 @@ extension ThriftApplicationException: ThriftStruct {
 }
 
 /// On the wire an `EDAMErrorCode` is its i32; a code newer than our IDL still reads.
-extension EDAM.ErrorCode: ThriftValue {
-    package static var thriftType: ThriftType { .i32 }
-    package static var idlType: String { "i32" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self.init(rawValue: try reader.readI32()) }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI32(rawValue) }
+extension EDAM.ErrorCode: ThriftScalar {
+    package static var thriftScalar: ThriftScalarCoding<Self> {
+        .init(.i32, "i32", read: { r throws(ThriftError) in Self(rawValue: try r.readI32()) }, write: { $0.writeI32($1.rawValue) })
+    }
 }

@@ -23,57 +23,53 @@ extension ThriftBinaryWriter {
 
 // MARK: - Scalars
 
-extension Bool: ThriftValue {
-    package static var thriftType: ThriftType { .bool }
-    package static var idlType: String { "bool" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readBool() }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeBool(self) }
+/// What a scalar's conformance says: its wire type, its IDL name, and the reader's and the
+/// writer's call for it. The rest of `ThriftValue` follows from these (`ThriftScalar`).
+package struct ThriftScalarCoding<Value>: Sendable {
+    let type: ThriftType
+    let idlType: String
+    let read: @Sendable (inout ThriftBinaryReader) throws(ThriftError) -> Value
+    let write: @Sendable (inout ThriftBinaryWriter, Value) -> Void
+
+    init(_ type: ThriftType, _ idlType: String, read: @escaping @Sendable (inout ThriftBinaryReader) throws(ThriftError) -> Value,
+         write: @escaping @Sendable (inout ThriftBinaryWriter, Value) -> Void) {
+        self.type = type
+        self.idlType = idlType
+        self.read = read
+        self.write = write
+    }
 }
 
-extension Int16: ThriftValue {
-    package static var thriftType: ThriftType { .i16 }
-    package static var idlType: String { "i16" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI16() }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI16(self) }
+/// A value that is one call of the reader and one of the writer: each conformance is its
+/// `ThriftScalarCoding`, one line.
+package protocol ThriftScalar: ThriftValue {
+    static var thriftScalar: ThriftScalarCoding<Self> { get }
 }
 
-extension Int32: ThriftValue {
-    package static var thriftType: ThriftType { .i32 }
-    package static var idlType: String { "i32" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI32() }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI32(self) }
+extension ThriftScalar {
+    package static var thriftType: ThriftType { thriftScalar.type }
+    package static var idlType: String { thriftScalar.idlType }
+    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try Self.thriftScalar.read(&reader) }
+    package func write(to writer: inout ThriftBinaryWriter) { Self.thriftScalar.write(&writer, self) }
 }
 
-extension Int64: ThriftValue {
-    package static var thriftType: ThriftType { .i64 }
-    package static var idlType: String { "i64" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readI64() }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeI64(self) }
-}
-
-extension Double: ThriftValue {
-    package static var thriftType: ThriftType { .double }
-    package static var idlType: String { "double" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readDouble() }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeDouble(self) }
-}
-
-extension String: ThriftValue {
-    package static var thriftType: ThriftType { .string }
-    package static var idlType: String { "string" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { self = try reader.readString() }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeString(self) }
-}
+// Computed, not stored: the closures capture nothing, so building the coding costs nothing and
+// each generic call specializes to the reader's or writer's own method.
+extension Bool: ThriftScalar { package static var thriftScalar: ThriftScalarCoding<Self> { .init(.bool, "bool", read: { r throws(ThriftError) in try r.readBool() }, write: { $0.writeBool($1) }) } }
+extension Int16: ThriftScalar { package static var thriftScalar: ThriftScalarCoding<Self> { .init(.i16, "i16", read: { r throws(ThriftError) in try r.readI16() }, write: { $0.writeI16($1) }) } }
+extension Int32: ThriftScalar { package static var thriftScalar: ThriftScalarCoding<Self> { .init(.i32, "i32", read: { r throws(ThriftError) in try r.readI32() }, write: { $0.writeI32($1) }) } }
+extension Int64: ThriftScalar { package static var thriftScalar: ThriftScalarCoding<Self> { .init(.i64, "i64", read: { r throws(ThriftError) in try r.readI64() }, write: { $0.writeI64($1) }) } }
+extension Double: ThriftScalar { package static var thriftScalar: ThriftScalarCoding<Self> { .init(.double, "double", read: { r throws(ThriftError) in try r.readDouble() }, write: { $0.writeDouble($1) }) } }
+extension String: ThriftScalar { package static var thriftScalar: ThriftScalarCoding<Self> { .init(.string, "string", read: { r throws(ThriftError) in try r.readString() }, write: { $0.writeString($1) }) } }
 
 /// Thrift `binary`: the wire type of a string, bytes that are not text. A wrapper because
 /// `[UInt8]` would otherwise read as a list.
-package struct ThriftBinary: ThriftValue, Hashable {
+package struct ThriftBinary: ThriftScalar, Hashable {
     package var bytes: [UInt8]
     package init(_ bytes: [UInt8]) { self.bytes = bytes }
-    package static var thriftType: ThriftType { .string }
-    package static var idlType: String { "binary" }
-    package init(from reader: inout ThriftBinaryReader) throws(ThriftError) { bytes = try reader.readBinary() }
-    package func write(to writer: inout ThriftBinaryWriter) { writer.writeBinary(bytes) }
+    package static var thriftScalar: ThriftScalarCoding<Self> {
+        .init(.string, "binary", read: { r throws(ThriftError) in Self(try r.readBinary()) }, write: { $0.writeBinary($1.bytes) })
+    }
 }
 
 // MARK: - Containers

@@ -6,20 +6,16 @@ import Configuration
 import Capture
 
 extension OutboxSchema {
-    static let dayZonesMigration = "day-zones-v1"
-
     /// `utcOffset` (seconds east of UTC) beside an imported fix and visit: the clock the source
     /// wrote its time in (Google's newer exports say `+10:00`), so the day it was lived is read in
     /// that zone rather than in note.time_zone. NULL when the source said only the instant.
-    static func registerDayZonesMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(dayZonesMigration) { db in
-            let range = "BETWEEN \(Fix.Limits.utcOffset.lowerBound) AND \(Fix.Limits.utcOffset.upperBound)"
-            try db.alter(table: "fix") { t in
-                t.add(column: "utcOffset", .integer).check(sql: "utcOffset IS NULL OR utcOffset \(range)")
-            }
-            try db.alter(table: "visit") { t in
-                t.add(column: "utcOffset", .integer).check(sql: "utcOffset IS NULL OR utcOffset \(range)")
-            }
+    static let dayZonesMigration = OutboxMigration("day-zones-v1") { db in
+        let range = "BETWEEN \(Fix.Limits.utcOffset.lowerBound) AND \(Fix.Limits.utcOffset.upperBound)"
+        try db.alter(table: "fix") { t in
+            t.add(column: "utcOffset", .integer).check(sql: "utcOffset IS NULL OR utcOffset \(range)")
+        }
+        try db.alter(table: "visit") { t in
+            t.add(column: "utcOffset", .integer).check(sql: "utcOffset IS NULL OR utcOffset \(range)")
         }
     }
 }

@@ -7,20 +7,16 @@ import Capture
 import Compose
 
 extension OutboxSchema {
-    static let devicesMigration = "devices-v1"
-
     /// The phones `enlog serve` takes points from: a name and the hash of its secret (the secret
     /// itself is shown once, by `enlog devices add`, and kept nowhere). `fix_on_device_timestamp`
     /// serves the (device, time) lookup each received point makes.
-    static func registerDevicesMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(devicesMigration) { db in
-            try db.create(table: "device") { t in
-                t.primaryKey("name", .text)
-                t.column("secretHash", .blob).notNull()
-                t.column("createdAt", .datetime).notNull()
-            }
-            try db.execute(sql: "CREATE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL")
+    static let devicesMigration = OutboxMigration("devices-v1") { db in
+        try db.create(table: "device") { t in
+            t.primaryKey("name", .text)
+            t.column("secretHash", .blob).notNull()
+            t.column("createdAt", .datetime).notNull()
         }
+        try db.execute(sql: "CREATE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL")
     }
 }
 

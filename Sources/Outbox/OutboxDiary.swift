@@ -17,17 +17,13 @@ package struct NoteMessage: Codable, Sendable, Equatable, FetchableRecord, Persi
 }
 
 extension OutboxSchema {
-    static let diaryMigration = "v6-diary"
-
-    static func registerDiaryMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(diaryMigration) { db in
-            try db.alter(table: "resource") { t in
-                t.add(column: "userFile", .boolean).notNull().defaults(to: false)
-            }
-            try db.create(table: "noteMessage") { t in
-                t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
-                t.column("text", .text).notNull()
-            }
+    static let diaryMigration = OutboxMigration("v6-diary") { db in
+        try db.alter(table: "resource") { t in
+            t.add(column: "userFile", .boolean).notNull().defaults(to: false)
+        }
+        try db.create(table: "noteMessage") { t in
+            t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
+            t.column("text", .text).notNull()
         }
     }
 }

@@ -19,15 +19,11 @@ struct DigestRecord: Codable, FetchableRecord, PersistableRecord, StoredDates {
 }
 
 extension OutboxSchema {
-    static let digestMigration = "v5-digests"
-
-    static func registerDigestMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(digestMigration) { db in
-            try db.create(table: "digest") { t in
-                t.primaryKey("day", .text)
-                t.column("noteId", .integer).notNull().unique().references("note", onDelete: .cascade)
-                t.column("createdAt", .datetime).notNull()
-            }
+    static let digestMigration = OutboxMigration("v5-digests") { db in
+        try db.create(table: "digest") { t in
+            t.primaryKey("day", .text)
+            t.column("noteId", .integer).notNull().unique().references("note", onDelete: .cascade)
+            t.column("createdAt", .datetime).notNull()
         }
     }
 }

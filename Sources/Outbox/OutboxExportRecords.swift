@@ -49,34 +49,30 @@ package struct ExportSelection: Sendable, Equatable {
 }
 
 extension OutboxSchema {
-    static let enexExportMigration = "v7-enex-export"
-
     /// The `exported` state needs the `note` table's state check widened, which SQLite can only
     /// do by building the table again: from its own definition, check widened, so every column
     /// stays as it is (GRDB runs the migration with foreign keys off, so the rows that reference
     /// notes stay too). And the table that says where each note went.
-    static func registerENEXExportMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(enexExportMigration) { db in
-            let head = "CREATE TABLE \"note\" ("
-            let check = "CHECK (state IN ('pending', 'sending', 'synced', 'failed', 'parked'))"
-            guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'note'"),
-                  definition.hasPrefix(head), definition.contains(check) else {
-                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the note table is not the one enlog's migrations made")
-            }
-            let widened = definition.dropFirst(head.count)
-                .replacingOccurrences(of: check, with: "CHECK (state IN ('pending', 'sending', 'synced', 'failed', 'parked', 'exported'))")
-            try db.execute(sql: "CREATE TABLE \"newNote\" (" + widened)
-            try db.execute(sql: "INSERT INTO newNote SELECT * FROM note")
-            try db.drop(table: "note")
-            try db.rename(table: "newNote", to: "note")
-            try db.create(index: "index_note_on_fixId", on: "note", columns: ["fixId"])
-            try db.create(index: "note_on_state_id", on: "note", columns: ["state", "id"])
+    static let enexExportMigration = OutboxMigration("v7-enex-export") { db in
+        let head = "CREATE TABLE \"note\" ("
+        let check = "CHECK (state IN ('pending', 'sending', 'synced', 'failed', 'parked'))"
+        guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'note'"),
+              definition.hasPrefix(head), definition.contains(check) else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the note table is not the one enlog's migrations made")
+        }
+        let widened = definition.dropFirst(head.count)
+            .replacingOccurrences(of: check, with: "CHECK (state IN ('pending', 'sending', 'synced', 'failed', 'parked', 'exported'))")
+        try db.execute(sql: "CREATE TABLE \"newNote\" (" + widened)
+        try db.execute(sql: "INSERT INTO newNote SELECT * FROM note")
+        try db.drop(table: "note")
+        try db.rename(table: "newNote", to: "note")
+        try db.create(index: "index_note_on_fixId", on: "note", columns: ["fixId"])
+        try db.create(index: "note_on_state_id", on: "note", columns: ["state", "id"])
 
-            try db.create(table: "enexExport") { t in
-                t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
-                t.column("file", .text).notNull()
-                t.column("exportedAt", .datetime).notNull()
-            }
+        try db.create(table: "enexExport") { t in
+            t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
+            t.column("file", .text).notNull()
+            t.column("exportedAt", .datetime).notNull()
         }
     }
 }

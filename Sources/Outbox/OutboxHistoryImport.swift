@@ -8,52 +8,46 @@ import Capture
 import Compose
 
 extension OutboxSchema {
-    static let historyImportMigration = "v8-history-import"
-
     /// `fix.device` keeps apart the points several devices recorded at the same millisecond;
     /// `fix.importRun` and `visit.importRun` name the `enlog import` of a file that added them,
     /// so a file that turns out bad half-way can take back exactly what it added (see
     /// `HistoryImportWriter`). `visit` holds the stays another program judged.
-    static func registerHistoryImportMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(historyImportMigration) { db in
-            try db.alter(table: "fix") { t in
-                t.add(column: "device", .text)
-                t.add(column: "importRun", .integer)
-            }
-            try db.create(table: "importRun") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("path", .text).notNull()
-                t.column("format", .text).notNull()
-                t.column("state", .text).notNull().check(sql: "state IN ('running', 'done')")
-                t.column("startedAt", .datetime).notNull()
-                t.column("finishedAt", .datetime)
-            }
-            try db.create(index: "importRun_on_path_state", on: "importRun", columns: ["path", "state"])
-            // Deleting a failed file's rows finds them here, not by a scan of the whole history.
-            try db.execute(sql: "CREATE INDEX fix_on_importRun ON fix(importRun) WHERE importRun IS NOT NULL")
-            try db.create(table: "visit") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("start", .datetime).notNull()
-                t.column("end", .datetime).notNull()
-                t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
-                t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
-                t.column("name", .text)
-                t.column("address", .text)
-                t.column("placeId", .text)
-                t.column("semanticType", .text)
-                t.column("format", .text).notNull()
-                t.column("importRun", .integer)
-                t.column("createdAt", .datetime).notNull()
-            }
-            // One stay once, however often its file is imported.
-            try db.execute(sql: "CREATE UNIQUE INDEX visit_identity ON visit(start, end, ifnull(placeId, ''), latitude, longitude)")
+    static let historyImportMigration = OutboxMigration("v8-history-import") { db in
+        try db.alter(table: "fix") { t in
+            t.add(column: "device", .text)
+            t.add(column: "importRun", .integer)
         }
+        try db.create(table: "importRun") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("path", .text).notNull()
+            t.column("format", .text).notNull()
+            t.column("state", .text).notNull().check(sql: "state IN ('running', 'done')")
+            t.column("startedAt", .datetime).notNull()
+            t.column("finishedAt", .datetime)
+        }
+        try db.create(index: "importRun_on_path_state", on: "importRun", columns: ["path", "state"])
+        // Deleting a failed file's rows finds them here, not by a scan of the whole history.
+        try db.execute(sql: "CREATE INDEX fix_on_importRun ON fix(importRun) WHERE importRun IS NOT NULL")
+        try db.create(table: "visit") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("start", .datetime).notNull()
+            t.column("end", .datetime).notNull()
+            t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
+            t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
+            t.column("name", .text)
+            t.column("address", .text)
+            t.column("placeId", .text)
+            t.column("semanticType", .text)
+            t.column("format", .text).notNull()
+            t.column("importRun", .integer)
+            t.column("createdAt", .datetime).notNull()
+        }
+        // One stay once, however often its file is imported.
+        try db.execute(sql: "CREATE UNIQUE INDEX visit_identity ON visit(start, end, ifnull(placeId, ''), latitude, longitude)")
     }
 }
 
 extension OutboxSchema {
-    static let fixIdentityMigration = "fix-identity-v1"
-
     /// The duplicate rule of `enlog import` kept by SQLite itself rather than by a lookup per
     /// point: a unique index on an imported point's time and device (no device: ''). Outboxes
     /// that already hold equal imported times keep the first (the lowest id); later ones are
@@ -65,19 +59,17 @@ extension OutboxSchema {
     /// `fix_on_importRun` gives way to `importRun.firstFix`: the first fix id a run can have
     /// written (ids only grow), so taking back a failed file's rows walks the rows since then
     /// in id order rather than an index every imported point paid for.
-    static func registerFixIdentityMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(fixIdentityMigration) { db in
-            let laterTwin = """
-                importRun IS NOT NULL AND EXISTS (SELECT 1 FROM fix AS first WHERE first.timestamp = fix.timestamp
-                    AND first.importRun IS NOT NULL AND ifnull(first.device, '') = ifnull(fix.device, '') AND first.id < fix.id)
-                """
-            try db.execute(sql: "DELETE FROM fix WHERE \(laterTwin) AND id NOT IN (SELECT fixId FROM note)")
-            try db.execute(sql: "UPDATE fix SET importRun = NULL WHERE \(laterTwin)")
-            try db.execute(sql: "CREATE UNIQUE INDEX fix_import_identity ON fix(timestamp, ifnull(device, '')) WHERE importRun IS NOT NULL")
-            try db.execute(sql: "CREATE INDEX fix_own_on_timestamp ON fix(timestamp) WHERE importRun IS NULL")
-            try db.execute(sql: "DROP INDEX fix_on_importRun")
-            try db.alter(table: "importRun") { t in t.add(column: "firstFix", .integer) }
-        }
+    static let fixIdentityMigration = OutboxMigration("fix-identity-v1") { db in
+        let laterTwin = """
+            importRun IS NOT NULL AND EXISTS (SELECT 1 FROM fix AS first WHERE first.timestamp = fix.timestamp
+                AND first.importRun IS NOT NULL AND ifnull(first.device, '') = ifnull(fix.device, '') AND first.id < fix.id)
+            """
+        try db.execute(sql: "DELETE FROM fix WHERE \(laterTwin) AND id NOT IN (SELECT fixId FROM note)")
+        try db.execute(sql: "UPDATE fix SET importRun = NULL WHERE \(laterTwin)")
+        try db.execute(sql: "CREATE UNIQUE INDEX fix_import_identity ON fix(timestamp, ifnull(device, '')) WHERE importRun IS NOT NULL")
+        try db.execute(sql: "CREATE INDEX fix_own_on_timestamp ON fix(timestamp) WHERE importRun IS NULL")
+        try db.execute(sql: "DROP INDEX fix_on_importRun")
+        try db.alter(table: "importRun") { t in t.add(column: "firstFix", .integer) }
     }
 }
 

@@ -41,7 +41,7 @@ enum OutboxIdentity: Equatable {
             return .foreign(detail: "its tables were not created by enlog's migrations")
         }
         let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-        guard applied.isEmpty || applied.contains(OutboxSchema.firstMigration) else {
+        guard applied.isEmpty || applied.contains(OutboxSchema.firstMigration.identifier) else {
             return .foreign(detail: "its migrations are another program's")
         }
         return .outbox(stamped: false)

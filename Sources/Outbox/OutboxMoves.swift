@@ -6,35 +6,31 @@ import Configuration
 import Capture
 
 extension OutboxSchema {
-    static let dayMovesMigration = "day-moves-v1"
-
     /// `segment` keeps the stretches of movement an import's source judged (Google's
     /// `activitySegment`, the on-device `activity`): their times, ends, the distance and mode
     /// the source states, and the untimed waypoints between the ends ("lat,lon;lat,lon", in
     /// order). A day's moves take their distance and mode from here (`Timeline`).
-    static func registerDayMovesMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(dayMovesMigration) { db in
-            try db.create(table: "segment") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("start", .datetime).notNull()
-                t.column("end", .datetime).notNull()
-                t.column("startLatitude", .double).check { $0 >= -90 && $0 <= 90 }
-                t.column("startLongitude", .double).check { $0 >= -180 && $0 <= 180 }
-                t.column("endLatitude", .double).check { $0 >= -90 && $0 <= 90 }
-                t.column("endLongitude", .double).check { $0 >= -180 && $0 <= 180 }
-                t.column("distance", .double).check { $0 >= 0 }
-                t.column("mode", .text)
-                t.column("waypoints", .text).notNull().defaults(to: "")
-                t.column("format", .text).notNull()
-                t.column("importRun", .integer)
-                t.column("createdAt", .datetime).notNull()
-            }
-            // One segment once, however often its file is imported.
-            try db.execute(sql: """
-                CREATE UNIQUE INDEX segment_identity ON segment(start, end, ifnull(startLatitude, 999), ifnull(startLongitude, 999))
-                """)
-            try db.create(index: "segment_on_end", on: "segment", columns: ["end"])
+    static let dayMovesMigration = OutboxMigration("day-moves-v1") { db in
+        try db.create(table: "segment") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("start", .datetime).notNull()
+            t.column("end", .datetime).notNull()
+            t.column("startLatitude", .double).check { $0 >= -90 && $0 <= 90 }
+            t.column("startLongitude", .double).check { $0 >= -180 && $0 <= 180 }
+            t.column("endLatitude", .double).check { $0 >= -90 && $0 <= 90 }
+            t.column("endLongitude", .double).check { $0 >= -180 && $0 <= 180 }
+            t.column("distance", .double).check { $0 >= 0 }
+            t.column("mode", .text)
+            t.column("waypoints", .text).notNull().defaults(to: "")
+            t.column("format", .text).notNull()
+            t.column("importRun", .integer)
+            t.column("createdAt", .datetime).notNull()
         }
+        // One segment once, however often its file is imported.
+        try db.execute(sql: """
+            CREATE UNIQUE INDEX segment_identity ON segment(start, end, ifnull(startLatitude, 999), ifnull(startLongitude, 999))
+            """)
+        try db.create(index: "segment_on_end", on: "segment", columns: ["end"])
     }
 
     /// "lat,lon;lat,lon" with 7 decimals (Google's E7 precision).

@@ -5,54 +5,46 @@ import Configuration
 import Capture
 
 extension OutboxSchema {
-    static let placesMigration = "v9-places"
-
     /// `place`: where someone stays, with the name it goes by and where that name came from, so a
     /// name given once is used for every later visit (`enlog places`, `enlog timeline`).
-    static func registerPlacesMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(placesMigration) { db in
-            try db.create(table: "place") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
-                t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
-                t.column("radius", .double).notNull().check { $0 > 0 }
-                t.column("name", .text)
-                t.column("nameSource", .text).check(sql: "nameSource IN ('user', 'google', 'geocoder')")
-                t.column("createdAt", .datetime).notNull()
-            }
+    static let placesMigration = OutboxMigration("v9-places") { db in
+        try db.create(table: "place") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
+            t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
+            t.column("radius", .double).notNull().check { $0 > 0 }
+            t.column("name", .text)
+            t.column("nameSource", .text).check(sql: "nameSource IN ('user', 'google', 'geocoder')")
+            t.column("createdAt", .datetime).notNull()
         }
     }
 }
 
 extension OutboxSchema {
-    static let placeNameSourcesMigration = "day-names-place-sources"
-
     /// A place's name may come from an import's address (`nameSource` 'address'), and the
     /// placeholder labels earlier versions took for names from Google's kinds of place
     /// ("Location", "Address", "Unknown") are names no more: those places are unnamed again, for
     /// the import's address or the geocoder to name. SQLite cannot change a CHECK constraint:
     /// the table is made anew with the rows it had.
-    static func registerPlaceNameSourcesMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration(placeNameSourcesMigration) { db in
-            try db.create(table: "placeNamedBySource") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
-                t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
-                t.column("radius", .double).notNull().check { $0 > 0 }
-                t.column("name", .text)
-                t.column("nameSource", .text).check(sql: "nameSource IN ('user', 'google', 'address', 'geocoder')")
-                t.column("createdAt", .datetime).notNull()
-            }
-            try db.execute(sql: """
-                INSERT INTO placeNamedBySource (id, latitude, longitude, radius, name, nameSource, createdAt)
-                SELECT id, latitude, longitude, radius, name, nameSource, createdAt FROM place
-                """)
-            try db.drop(table: "place")
-            try db.rename(table: "placeNamedBySource", to: "place")
-            let named = try Row.fetchAll(db, sql: "SELECT id, name FROM place WHERE nameSource = 'google' AND name IS NOT NULL")
-            for row in named where VisitNames.isPlaceholder(row["name"] as String) {
-                try db.execute(sql: "UPDATE place SET name = NULL, nameSource = NULL WHERE id = ?", arguments: [row["id"] as Int64])
-            }
+    static let placeNameSourcesMigration = OutboxMigration("day-names-place-sources") { db in
+        try db.create(table: "placeNamedBySource") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
+            t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
+            t.column("radius", .double).notNull().check { $0 > 0 }
+            t.column("name", .text)
+            t.column("nameSource", .text).check(sql: "nameSource IN ('user', 'google', 'address', 'geocoder')")
+            t.column("createdAt", .datetime).notNull()
+        }
+        try db.execute(sql: """
+            INSERT INTO placeNamedBySource (id, latitude, longitude, radius, name, nameSource, createdAt)
+            SELECT id, latitude, longitude, radius, name, nameSource, createdAt FROM place
+            """)
+        try db.drop(table: "place")
+        try db.rename(table: "placeNamedBySource", to: "place")
+        let named = try Row.fetchAll(db, sql: "SELECT id, name FROM place WHERE nameSource = 'google' AND name IS NOT NULL")
+        for row in named where VisitNames.isPlaceholder(row["name"] as String) {
+            try db.execute(sql: "UPDATE place SET name = NULL, nameSource = NULL WHERE id = ?", arguments: [row["id"] as Int64])
         }
     }
 }

@@ -41,28 +41,26 @@ package struct PendingMap: Codable, Sendable, Equatable, FetchableRecord, Persis
 }
 
 extension OutboxSchema {
-    static func registerResourceMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v4-resources") { db in
-            try db.create(table: "resource") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("noteId", .integer).notNull().indexed().references("note", onDelete: .cascade)
-                t.column("hash", .text).notNull()
-                t.column("body", .blob).notNull()
-                t.column("mime", .text).notNull()
-                t.column("width", .integer)
-                t.column("height", .integer)
-                t.column("fileName", .text)
-                t.column("latitude", .double)
-                t.column("longitude", .double)
-                t.uniqueKey(["noteId", "hash"])
-            }
-            try db.create(table: "pendingMap") { t in
-                t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
-                t.column("address", .text)
-                t.column("displayName", .text)
-                t.column("attempts", .integer).notNull().defaults(to: 0)
-                t.column("lastError", .text)
-            }
+    static let resourceMigration = OutboxMigration("v4-resources") { db in
+        try db.create(table: "resource") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("noteId", .integer).notNull().indexed().references("note", onDelete: .cascade)
+            t.column("hash", .text).notNull()
+            t.column("body", .blob).notNull()
+            t.column("mime", .text).notNull()
+            t.column("width", .integer)
+            t.column("height", .integer)
+            t.column("fileName", .text)
+            t.column("latitude", .double)
+            t.column("longitude", .double)
+            t.uniqueKey(["noteId", "hash"])
+        }
+        try db.create(table: "pendingMap") { t in
+            t.primaryKey("noteId", .integer).references("note", onDelete: .cascade)
+            t.column("address", .text)
+            t.column("displayName", .text)
+            t.column("attempts", .integer).notNull().defaults(to: 0)
+            t.column("lastError", .text)
         }
     }
 }

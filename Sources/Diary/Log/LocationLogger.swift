@@ -8,8 +8,9 @@ import Compose
 import Outbox
 
 /// What `enlog log` (and `watch`, `import --notes`) does with a fix, in this order:
-/// 1. the address (`CachingGeocoder`, within `geocoding.timeout`) and the map (`MapRenderer`,
-///    within the log's map budget) looked up side by side, each owned by its own type;
+/// 1. the address (`FixAddressLookup`: the user's name for the place and the geocoder's answer,
+///    the only outbox reads before the insert) and the map (`MapRenderer`, within the log's map
+///    budget) looked up side by side, each owned by its own type;
 /// 2. the note rendered once, from the fix, the address, the map and the user's words;
 /// 3. checked against Evernote's limits;
 /// 4. stored in one outbox transaction (fix and note, or the note on a fix already in the
@@ -26,10 +27,10 @@ package struct LocationLogger: Sendable {
         package var mapPending: Bool
     }
 
+    /// Written once per note, by the insert; read by nothing here (the address side reads it).
     private let outbox: OutboxStore
     private let renderer: NoteRenderer
-    /// nil: no address now (geocoding off, or `log --no-geocode`).
-    private let lookup: (any PlaceLookup)?
+    private let addresses: FixAddressLookup
     /// The account signed in when the note is queued; sync uploads it to that account only.
     private let account: String?
     /// nil: no map (`map.style = none`), the one way "no map" is said.
@@ -40,13 +41,13 @@ package struct LocationLogger: Sendable {
     private let addressLater: Bool
 
     /// - Parameters:
-    ///   - lookup: the address of a fix, within its own budget (nil: none now).
+    ///   - addresses: what the note says of the fix's place (over the same `outbox`).
     ///   - maps: makes the note's map image (nil: no map); `mapBudget` bounds it.
-    package init(outbox: OutboxStore, renderer: NoteRenderer, lookup: (any PlaceLookup)?, account: String? = nil,
+    package init(outbox: OutboxStore, renderer: NoteRenderer, addresses: FixAddressLookup, account: String? = nil,
                 maps: MapRenderer? = nil, mapBudget: Duration = .seconds(3), addressLater: Bool = false) {
         self.outbox = outbox
         self.renderer = renderer
-        self.lookup = lookup
+        self.addresses = addresses
         self.account = account
         self.maps = maps
         self.mapBudget = mapBudget
@@ -64,21 +65,20 @@ package struct LocationLogger: Sendable {
     /// - Parameter historyFix: the fix's row when it is in the history already (`enlog import
     ///   --notes`): the note is written on it instead of storing the fix again.
     package func log(_ fix: Fix, historyFix: Int64?, message: String? = nil, attachments: [NoteResource] = []) async throws -> Outcome {
-        // 1. The address and the map, side by side; neither throws (what went wrong is kept).
-        async let address = address(of: fix)
+        // 1. The address and the map, side by side; only a failing database throws (what else
+        // went wrong is kept).
+        async let address = addresses.address(of: fix)
         async let map = map(of: fix)
-        // A place the user named: the title names it, and naming it is the consent Evernote asks for placeName.
-        let named = try await outbox.userPlaceName(latitude: fix.latitude, longitude: fix.longitude)
-        let (place, lookupProblem) = await address
+        let found = try await address
         let (image, mapProblem, mapPending) = await map
 
         // 2. Rendered once (again without the address only when the address breaks the template).
         let files = attachments.filter { $0.hash != image?.md5 }   // a file identical to the map is the map
-        var (draft, addressProblem) = try render(fix, place, map: image.map(MapReference.init),
-                                                 entry: DiaryEntry(message: message, attachments: files), placeName: named)
-        addressProblem = addressProblem ?? lookupProblem
+        var (draft, addressProblem) = try render(fix, found.place, map: image.map(MapReference.init),
+                                                 entry: DiaryEntry(message: message, attachments: files), placeName: found.placeName)
+        addressProblem = addressProblem ?? found.lookupProblem
         draft.account = account
-        if let named { draft.placeName = named }
+        if let named = found.placeName { draft.placeName = named }
         draft.resources = (image.map { [NoteResource(map: $0)] } ?? []) + files
         draft.mapPending = mapPending
 
@@ -93,16 +93,6 @@ package struct LocationLogger: Sendable {
         }
         await maps?.finishCaching()
         return Outcome(note: note, fix: fix, addressProblem: addressProblem, mapProblem: mapProblem, mapPending: mapPending)
-    }
-
-    /// The fix's place, or why there is none now (nil: not asked).
-    private func address(of fix: Fix) async -> (Place?, problem: String?) {
-        guard let lookup else { return (nil, nil) }
-        do {
-            return (try await lookup.place(for: fix), nil)
-        } catch {
-            return (nil, (error as? any ENLogError)?.reason ?? "\(error)")
-        }
     }
 
     /// The fix's map, or why there is none now and whether sync makes it later.
@@ -123,7 +113,7 @@ package struct LocationLogger: Sendable {
     /// coordinates alone, not "Address pending".
     private func render(_ fix: Fix, _ place: Place?, map: MapReference?, entry: DiaryEntry,
                         placeName: String?) throws -> (NoteDraft, addressProblem: String?) {
-        let pending = lookup != nil || addressLater
+        let pending = addresses.looksUp || addressLater
         let withoutAddress = { () throws(NoteError) -> NoteDraft in
             try renderer.render(fix: fix, place: nil, map: map, entry: entry, addressPending: pending, placeName: placeName)
         }

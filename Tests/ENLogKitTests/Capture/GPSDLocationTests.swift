@@ -268,7 +268,9 @@ final class GPSFakeIntegrationTests: XCTestCase {
         directory = nil
     }
 
-    func testFixThroughRealGPSD() async throws {
+    /// Starts gpsfake (and its gpsd) replaying a fresh log of fixes with `hdop`, stopped by
+    /// `tearDown`, and returns gpsd's port once it listens. Skips where gpsfake is not installed.
+    private func startGPSD(hdop: Double) async throws -> UInt16 {
         guard let executable = TestPaths.executableInPath("gpsfake") else {
             throw XCTSkip("gpsfake is not installed (apt-get install -y gpsd gpsd-clients)")
         }
@@ -276,16 +278,18 @@ final class GPSFakeIntegrationTests: XCTestCase {
         self.directory = directory
         // gpsfake replays the log's own timestamps: stamp the epochs from now on, spaced like
         // the replay (3 sentences × 0.1 s), so the fixes are as fresh as live ones.
-        let log = directory.path("live.nmea")
-        try NMEA.log(start: Date(), count: 400, spacing: 0.3, hdop: 0.5)
-            .write(toFile: log, atomically: true, encoding: .ascii)
-
+        let log = directory.path("replay.nmea")
+        try NMEA.log(start: Date(), count: 400, spacing: 0.3, hdop: hdop).write(toFile: log, atomically: true, encoding: .ascii)
         let port = try freeLoopbackPort()
         let process = try ChildProcess(executable, ["-P", String(port), "-n", "-c", "0.1", "-q", log], captureOutput: false)
         gpsfake = process
-
-        let source = GPSDLocation(endpoint: .init(host: "127.0.0.1", port: port), timeout: 20)
         try await waitUntil("gpsd listens") { LoopbackSocket.accepts(port) || !process.isRunning }
+        return port
+    }
+
+    func testFixThroughRealGPSD() async throws {
+        let port = try await startGPSD(hdop: 0.5)
+        let source = GPSDLocation(endpoint: .init(host: "127.0.0.1", port: port), timeout: 20)
         let received = try await source.currentFix()
         XCTAssertEqual(received.source, .gpsd)
         XCTAssertEqual(received.latitude, 48.148, accuracy: 0.01)
@@ -299,18 +303,7 @@ final class GPSFakeIntegrationTests: XCTestCase {
     /// Issue 34: `enlog log` from a real gpsd refused an ordinary receiver's fix (HDOP 0.9, gpsd's
     /// eph 17.1 m) with "accuracy 17.1 m is worse than the 10.0 m limit". With the defaults it logs.
     func testAnOrdinaryReceiversFixIsLoggedWithTheDefaults() async throws {
-        guard let executable = TestPaths.executableInPath("gpsfake") else {
-            throw XCTSkip("gpsfake is not installed (apt-get install -y gpsd gpsd-clients)")
-        }
-        let directory = try TemporaryDirectory()
-        self.directory = directory
-        let log = directory.path("ordinary.nmea")
-        try NMEA.log(start: Date(), count: 400, spacing: 0.3, hdop: 0.9).write(toFile: log, atomically: true, encoding: .ascii)
-        let port = try freeLoopbackPort()
-        let process = try ChildProcess(executable, ["-P", String(port), "-n", "-c", "0.1", "-q", log], captureOutput: false)
-        gpsfake = process
-        try await waitUntil("gpsd listens") { LoopbackSocket.accepts(port) || !process.isRunning }
-
+        let port = try await startGPSD(hdop: 0.9)
         let home = try EnlogHome()
         let result = try home.run("log", "--gpsd", "127.0.0.1:\(port)", "--no-geocode", "--no-sync")
         XCTAssertEqual(result.status, 0, result.standardError)

@@ -33,7 +33,7 @@ final class OutboxExportStateTests: XCTestCase {
     func testTheMigrationKeepsEveryRowThatRefersToANote() async throws {
         let path = directory.path("old.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try OutboxSchema.migrator.migrate(queue, upTo: OutboxSchema.diaryMigration)
+        try OutboxSchema.migrator.migrate(queue, upTo: OutboxSchema.diaryMigration.identifier)
         let fixTime = self.fixTime
         let drafts = (0..<5).map { draft("note \($0)") }
         try await queue.write { db in

@@ -20,7 +20,7 @@ final class SyncAddressTests: XCTestCase {
         let dir = try TemporaryDirectory()
         let outbox = try OutboxStore(path: dir.path("outbox.sqlite"))
         let applied = try await outbox.databaseWriter.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        XCTAssertTrue(applied.contains(OutboxSchema.syncAddressMigration), "\(applied)")
+        XCTAssertTrue(applied.contains(OutboxSchema.syncAddressMigration.identifier), "\(applied)")
         let none = try await outbox.noteStoreAddress(host: "evernote.test")
         XCTAssertNil(none)
         try await outbox.rememberNoteStoreAddress("10.0.0.1:443", host: "Evernote.TEST")

@@ -21,10 +21,9 @@ final class GeocodeCacheTests: XCTestCase {
             XCTAssertTrue(try db.tableExists("geocodeRateLimit"))
             XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM geocodeRateLimit"), 1)
         }
-        var migrator = DatabaseMigrator()
-        OutboxSchema.registerGeocodeCacheMigration(&migrator)
-        XCTAssertEqual(migrator.migrations, ["v2-geocode-cache"])
-        XCTAssertTrue(try pool.read { try migrator.hasCompletedMigrations($0) })
+        let step = OutboxSchema.geocodeCacheMigration
+        XCTAssertEqual(step.identifier, "v2-geocode-cache")
+        XCTAssertTrue(try pool.read { try OutboxSchema.migrator.appliedIdentifiers($0) }.contains(step.identifier))
     }
 
     func testRoundingToPrecision() throws {

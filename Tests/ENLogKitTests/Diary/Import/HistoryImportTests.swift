@@ -220,7 +220,7 @@ final class HistoryImportTests: XCTestCase {
         let home = try EnlogHome()
         try FileManager.default.createDirectory(atPath: home.directory.path("data"), withIntermediateDirectories: true)
         let queue = try DatabaseQueue(path: home.database)
-        try OutboxSchema.migrator.migrate(queue, upTo: OutboxSchema.dayMovesMigration)
+        try OutboxSchema.migrator.migrate(queue, upTo: OutboxSchema.dayMovesMigration.identifier)
         let twin = "2024-06-15 09:36:40.000", own = "2024-06-15 09:40:00.000"
         try queue.write { db in
             try db.execute(sql: """

@@ -40,6 +40,31 @@ struct GeocodedLogTests {
         #expect("\(request)".contains("accept-language") && "\(request)".contains("ja"), "\(request)")
     }
 
+    /// The address side answers both halves of the note's place together: within a place the user
+    /// named, the title and placeName are the user's name, and the geocoder's address (asked once,
+    /// then from the cache) is still in the body.
+    @Test func atAUserNamedPlaceTheNameTitlesTheNoteAndTheAddressFillsItsBody() async throws {
+        let server = try NominatimTestServer()
+        defer { server.stop() }
+        let home = try home(geocoder: server.baseURL)
+        try #require(try home.run("places", "add", "Office", "--at", "35.6812,139.7671").status == 0)
+        for _ in 0..<2 {
+            let logged = try home.run("log", "--at", "35.681236,139.767125")
+            #expect(logged.status == 0, "\(logged.standardError)")
+            #expect(logged.standardOutput.hasSuffix(": Office\n"), "\(logged.standardOutput)")
+        }
+        let notes = try DatabaseQueue(path: home.database).read { db in
+            try Row.fetchAll(db, sql: "SELECT placeName, content, addressPending FROM note ORDER BY id")
+        }
+        #expect(notes.count == 2)
+        for note in notes {
+            #expect(note["placeName"] as String? == "Office", "\(note)")
+            #expect(note["addressPending"] as Bool == false, "\(note)")
+            #expect((note["content"] as String).contains("Marunouchi"), "\(note)")
+        }
+        #expect(try await server.requests().count == 1, "the second note's address comes from the cache")
+    }
+
     /// A geocoder answering with one made-up place at 10,20: `fields` are the reply's JSON members.
     func geocoder(answering fields: String, in directory: TemporaryDirectory) throws -> NominatimTestServer {
         _ = try directory.file("nominatim/place.json", contents: #"{"lat":"10","lon":"20","osm_type":"node","#

@@ -131,7 +131,7 @@ struct PlaceNamesTests {
         home.extraEnvironment["ENLOG_GEOCODING_ENABLED"] = "false"
         try FileManager.default.createDirectory(atPath: home.directory.path("data"), withIntermediateDirectories: true)
         let queue = try DatabaseQueue(path: home.database)
-        try OutboxSchema.migrator.migrate(queue, upTo: OutboxSchema.placesMigration)
+        try OutboxSchema.migrator.migrate(queue, upTo: OutboxSchema.placesMigration.identifier)
         try queue.write { db in
             for (index, (name, source)) in [("Location", "google"), ("Address", "google"), ("UNKNOWN", "google"), ("Home", "google"),
                                             ("Tim Hortons", "google"), ("Location", "user"), ("Haus 12", "geocoder")].enumerated() {
