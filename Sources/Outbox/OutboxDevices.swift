@@ -38,8 +38,9 @@ package struct DeviceRecord: Sendable, Equatable, Codable {
 }
 
 extension OutboxStore {
-    /// The one device whose fixes the stay readers (`stayFixes`; visits and segments, which are
-    /// imports', are then none) see while set: `timeline --device`, `places --device`. nil: all.
+    /// The one device whose fixes the history's day readers (`stayFixes`, `history(from:to:)`,
+    /// `hasFixes`, `notedPlaces`; visits and segments, which are imports', are then none) see
+    /// while set: `timeline --device`, `places --device`, `digest --device`. nil: all.
     @TaskLocal package static var deviceScope: String?
 
     /// How one request's points went into the history.
@@ -84,6 +85,16 @@ extension OutboxStore {
         }
     }
 
+    /// Whether `name` is a device: one `enlog devices add` made, or one whose points the history
+    /// holds (a removed device's stay, and an import's may carry one).
+    package func knowsDevice(_ name: String) async throws(OutboxError) -> Bool {
+        try await read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM device WHERE name = ?) OR EXISTS (SELECT 1 FROM fix WHERE device = ?)
+                """, arguments: [name, name]) ?? false
+        }
+    }
+
     /// The device of this name, or nil.
     package func device(named name: String) async throws(OutboxError) -> DeviceRecord? {
         try await read { db in
@@ -124,11 +135,15 @@ extension OutboxStore {
         }
     }
 
-    /// The latest fix of `device` that has a note (where its movement is measured from after a restart).
+    /// The latest fix of `device` that has a note (where its movement is measured from after a
+    /// restart). A digest's fix is the day's last, no arrival: left out.
     package func latestNotedFix(device: String) async throws(OutboxError) -> FixRecord? {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(FixRecord.filter(Column("device") == device)
-                .filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
+                .filter(sql: """
+                    EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id
+                            AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id))
+                    """)
                 .order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
         }
     }

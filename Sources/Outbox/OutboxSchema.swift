@@ -120,6 +120,7 @@ enum OutboxSchema {
         registerDayMovesMigration(&migrator)
         registerFixIdentityMigration(&migrator)
         registerDevicesMigration(&migrator)
+        registerDigestDevicesMigration(&migrator)
         return migrator
     }
 
