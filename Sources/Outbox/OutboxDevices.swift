@@ -95,6 +95,15 @@ extension OutboxStore {
         }
     }
 
+    /// The names of the devices with a point in `start..<end`, by name.
+    package func devicesWithFixes(from start: Date, to end: Date) async throws(OutboxError) -> [String] {
+        try await read { db in
+            try String.fetchAll(db, sql: """
+                SELECT DISTINCT device FROM fix WHERE device IS NOT NULL AND timestamp >= ? AND timestamp < ? ORDER BY device
+                """, arguments: [start, end])
+        }
+    }
+
     /// The device of this name, or nil.
     package func device(named name: String) async throws(OutboxError) -> DeviceRecord? {
         try await read { db in
@@ -132,6 +141,14 @@ extension OutboxStore {
                 result.addedFixIds.append(db.lastInsertedRowID)
             }
             return result
+        }
+    }
+
+    /// When `device`'s latest point before `time` was taken (nil: none): one probe of the (device, time) index.
+    package func latestFixTime(device: String, before time: Date) async throws(OutboxError) -> Date? {
+        try await read { db in
+            try Date.fetchOne(db, sql: "SELECT timestamp FROM fix WHERE device = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1",
+                              arguments: [device, time])
         }
     }
 
