@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Support
 import EvernoteAPI
 import Configuration
@@ -15,7 +16,8 @@ import Watch
 /// each phone sent — a note when `MovementDecision` says the device has moved somewhere new
 /// (through `LocationLogger`, on the point's own history row), each device's digest of its day
 /// once the day is over (`watch.digest`: `DayDigest` of the device's points), and an upload after
-/// each note and again with a capped backoff while notes wait.
+/// each note, when the network changes (rtnetlink, as `watch` listens), and again with a capped
+/// backoff while notes wait.
 ///
 /// The receiver answers the phone once the points are committed; the diary takes them after,
 /// in order, on a task of its own, so a slow address lookup never holds up a reply.
@@ -24,13 +26,21 @@ package final class PhoneDiary: Sendable {
         /// The signed-in account now, or nil (read at each sync).
         package var account: @Sendable () -> EvernoteAccount?
         package var report: @Sendable (WatchReport) -> Void
+        /// The kernel's network changes (`NetworkEvents.subscribe`); a failure leaves the timer.
+        package var networkChanges: @Sendable () throws(NetworkEvents.Failure) -> AsyncStream<NetworkEvents.Change>
+        /// How long network changes must settle before an upload is tried (a link coming up sends
+        /// a burst: link, address, route; one upload after the burst is enough).
+        package var networkDebounce: Duration
         /// The time that says which day is over (tests give a day's end without waiting for it).
         package var now: @Sendable () -> Date
 
         package init(account: @escaping @Sendable () -> EvernoteAccount?, report: @escaping @Sendable (WatchReport) -> Void,
-                     now: @escaping @Sendable () -> Date = { Date() }) {
+                     networkChanges: @escaping @Sendable () throws(NetworkEvents.Failure) -> AsyncStream<NetworkEvents.Change> = NetworkEvents.subscribe,
+                     networkDebounce: Duration = .milliseconds(250), now: @escaping @Sendable () -> Date = { Date() }) {
             self.account = account
             self.report = report
+            self.networkChanges = networkChanges
+            self.networkDebounce = networkDebounce
             self.now = now
         }
     }
@@ -39,11 +49,14 @@ package final class PhoneDiary: Sendable {
         case points([(Fix, Int64)], device: String)
         case digest
         case sync(trigger: String)
+        /// The network settled after a change: an upload now, whatever the backoff said.
+        case networkSettled(String)
     }
 
     private let feed: AsyncStream<Input>.Continuation
     private let loop: Task<Void, Never>
     private let timers: Task<Void, Never>
+    private let network: Task<Void, Never>
 
     package init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
@@ -53,6 +66,26 @@ package final class PhoneDiary: Sendable {
             for await input in inputs { await state.handle(input) }
         }
         let digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
+        network = Task {
+            let changes: AsyncStream<NetworkEvents.Change>
+            do throws(NetworkEvents.Failure) {
+                changes = try dependencies.networkChanges()
+            } catch {
+                dependencies.report(WatchReport(.problem, "network-watch", "\(error.reason); uploads wait for new notes and the retry timer"))
+                return
+            }
+            dependencies.report(WatchReport(.detail, "network-watch", "listening for network changes"))
+            // The last change of a burst is the one handed on, once the network stayed still for the debounce.
+            let latest = ChangeCount()
+            for await change in changes {
+                let mine = latest.next()
+                dependencies.report(WatchReport(.detail, "network-change", "network changed (\(change))", ["kinds": .string(change.description)]))
+                Task {
+                    try? await Task.sleep(for: dependencies.networkDebounce)
+                    if latest.current == mine { feed.yield(.networkSettled(change.description)) }
+                }
+            }
+        }
         timers = Task {
             // A digest missed while nothing ran is written at start; written ones are not.
             if digestZone != nil { feed.yield(.digest) }
@@ -77,6 +110,7 @@ package final class PhoneDiary: Sendable {
     /// Finishes what was handed over (the notes being written are written), then stops.
     package func finish() async {
         timers.cancel()
+        network.cancel()
         feed.finish()
         await loop.value
     }
@@ -92,7 +126,9 @@ package final class PhoneDiary: Sendable {
         var lastPointDay: [String: TrackDay] = [:]
         let digestZone: TimeZone?
         var syncFailures = 0
-        var nextSync: Date? = nil
+        /// When the next upload may be tried (the timer's, after a failure); at start, at once:
+        /// notes left queued by an earlier run go up without waiting for a new one.
+        var nextSync: Date? = .distantPast
 
         init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
             self.outbox = outbox
@@ -113,6 +149,9 @@ package final class PhoneDiary: Sendable {
                 if await writeDigests() > 0 { await sync(trigger: "digest") }
             case .sync(let trigger):
                 if let nextSync, Date() >= nextSync { await sync(trigger: trigger) }
+            case .networkSettled:
+                // A new route or address may be the way out: try now, whatever the backoff said.
+                await sync(trigger: "network")
             }
         }
 
@@ -238,11 +277,12 @@ package final class PhoneDiary: Sendable {
             do {
                 switch try await SyncSession(context: context, outbox: outbox, account: account).run() {
                 case .unreachable(let reachability, _):
-                    report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (after \(trigger)); \(counted(pending, "note")) stay queued"))
+                    report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (after \(trigger)); \(counted(pending, "note")) stay queued",
+                                       ["verdict": .string(reachability.verdict.name), "trigger": .string(trigger), "pending": .int(pending)]))
                 case .synced(let summary):
                     succeeded = summary.remaining == 0
-                    report(WatchReport(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining",
-                                       ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining)]))
+                    report(WatchReport(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining (after \(trigger))",
+                                       ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining), "trigger": .string(trigger)]))
                 }
             } catch {
                 report(WatchReport(.problem, "sync-failed", (error as? any ENLogError)?.reason ?? "\(error)"))
@@ -256,6 +296,20 @@ package final class PhoneDiary: Sendable {
             }
         }
     }
+}
+
+/// How many network changes came so far: a settle timer hands its change on only when no later one came.
+private final class ChangeCount: Sendable {
+    private let count = Mutex(0)
+
+    func next() -> Int {
+        count.withLock { count in
+            count += 1
+            return count
+        }
+    }
+
+    var current: Int { count.withLock { $0 } }
 }
 
 extension FixRecord {

@@ -61,7 +61,9 @@ struct PhoneDiaryDigestTests {
 
     static func diary(_ setup: Setup, now: Date, reports: Reports) -> PhoneDiary {
         PhoneDiary(outbox: setup.outbox, context: setup.context, dependencies: PhoneDiary.Dependencies(
-            account: { nil }, report: { reports.add($0) }, now: { now }))
+            account: { nil }, report: { reports.add($0) },
+            // No network changes here: the digests are the subject.
+            networkChanges: { AsyncStream { $0.finish() } }, now: { now }))
     }
 
     /// Just past midnight after the 18th: one digest for each device that sent points that day,
