@@ -153,8 +153,13 @@ final class PhoneDiaryServeTests: XCTestCase {
         XCTAssertEqual(placesNoted.components(separatedBy: "<li>").count - 1, 3, contentA)
         XCTAssertTrue(placesNoted.contains("Kastanienallee") && placesNoted.contains("Greifswalder Strasse"), contentA)
         XCTAssertFalse(contentA.contains("Magenta") || contentA.contains("48.87"), contentA)
+        // Its timeline: a's two stays (home, the office) and the drive between; nothing of b's.
         let timeline = contentA.components(separatedBy: "<h3>Timeline</h3>").last?.components(separatedBy: "</ul>").first ?? ""
-        XCTAssertTrue(timeline.contains("52.51") || timeline.contains("Kastanienallee"), timeline)
+        let items = timeline.components(separatedBy: "<li>").dropFirst().map { $0.replacingOccurrences(of: "</li>", with: "") }
+        let stays = items.filter { !$0.contains("[") && !$0.hasPrefix("Moving:") }
+        XCTAssertEqual(stays.count, 2, timeline)
+        XCTAssertTrue(stays.first?.hasPrefix("09:00") == true && (stays.first?.contains("52.512") == true || stays.first?.contains("Kastanienallee") == true), timeline)
+        XCTAssertTrue(stays.last?.hasPrefix("09:35") == true && (stays.last?.contains("52.53") == true || stays.last?.contains("Greifswalder") == true), timeline)
         let onlyB = try home.run("digest", "--date", "2026-11-18", "--device", "b", "--no-sync", "--json")
         XCTAssertEqual(onlyB.status, 0, onlyB.standardError)
         let digestB = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(onlyB.standardOutput.utf8)) as? [String: Any])
