@@ -127,8 +127,9 @@ package final class RunContext: Sendable {
                        account: accountKey, maps: mapsIfWanted, mapBudget: logMapBudget, addressLater: addressLater)
     }
 
-    /// The digest writer of `digest` and `watch.digest`.
-    package func digest(outbox: OutboxStore, accountKey: String?) -> DayDigest {
-        DayDigest(outbox: outbox, style: noteStyle, maps: mapsIfWanted, account: accountKey, stays: StayDetector(config: config))
+    /// The digest writer of `digest`, `watch.digest` and `serve`; with `device`, of that device's points.
+    package func digest(outbox: OutboxStore, accountKey: String?, device: String? = nil) -> DayDigest {
+        DayDigest(outbox: outbox, style: noteStyle, maps: mapsIfWanted, account: accountKey, stays: StayDetector(config: config),
+                  device: device)
     }
 }

@@ -34,8 +34,9 @@ package struct DeviceRecord: Sendable, Equatable, Codable {
 }
 
 extension OutboxStore {
-    /// The one device whose fixes the stay readers (`stayFixes`; visits and segments, which are
-    /// imports', are then none) see while set: `timeline --device`, `places --device`. nil: all.
+    /// The one device whose fixes the history's day readers (`stayFixes`, `history(from:to:)`,
+    /// `hasFixes`, `notedPlaces`; visits and segments, which are imports', are then none) see
+    /// while set: `timeline --device`, `places --device`, `digest --device`. nil: all.
     @TaskLocal package static var deviceScope: String?
 
     /// How one request's points went into the history.
@@ -80,6 +81,25 @@ extension OutboxStore {
         }
     }
 
+    /// Whether `name` is a device: one `enlog devices add` made, or one whose points the history
+    /// holds (a removed device's stay, and an import's may carry one).
+    package func knowsDevice(_ name: String) async throws(OutboxError) -> Bool {
+        try await read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM device WHERE name = ?) OR EXISTS (SELECT 1 FROM fix WHERE device = ?)
+                """, arguments: [name, name]) ?? false
+        }
+    }
+
+    /// The names of the devices with a point in `start..<end`, by name.
+    package func devicesWithFixes(from start: Date, to end: Date) async throws(OutboxError) -> [String] {
+        try await read { db in
+            try String.fetchAll(db, sql: """
+                SELECT DISTINCT device FROM fix WHERE device IS NOT NULL AND timestamp >= ? AND timestamp < ? ORDER BY device
+                """, arguments: [start, end])
+        }
+    }
+
     /// The device of this name, or nil.
     package func device(named name: String) async throws(OutboxError) -> DeviceRecord? {
         try await read { db in
@@ -120,11 +140,23 @@ extension OutboxStore {
         }
     }
 
-    /// The latest fix of `device` that has a note (where its movement is measured from after a restart).
+    /// When `device`'s latest point before `time` was taken (nil: none): one probe of the (device, time) index.
+    package func latestFixTime(device: String, before time: Date) async throws(OutboxError) -> Date? {
+        try await read { db in
+            try Date.fetchOne(db, sql: "SELECT timestamp FROM fix WHERE device = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1",
+                              arguments: [device, time])
+        }
+    }
+
+    /// The latest fix of `device` that has a note (where its movement is measured from after a
+    /// restart). A digest's fix is the day's last, no arrival: left out.
     package func latestNotedFix(device: String) async throws(OutboxError) -> FixRecord? {
         try await readSkipping { db, unreadable in
             try Self.readableRecords(FixRecord.filter(Column("device") == device)
-                .filter(sql: "EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id)")
+                .filter(sql: """
+                    EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id
+                            AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id))
+                    """)
                 .order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
         }
     }

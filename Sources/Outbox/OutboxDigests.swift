@@ -6,16 +6,23 @@ import Configuration
 import Capture
 import Compose
 
-/// Which days have their digest note (`enlog digest`, `watch.digest`): one row per day, written in
-/// the same transaction as the note, so a day's digest is written once whoever asks and however
-/// often a watch restarts. Dropping the note (`queue drop`) deletes the row: the day can be
-/// digested again.
+/// Which days have their digest note (`enlog digest`, `watch.digest`, `enlog serve`): one row per
+/// day and device, written in the same transaction as the note, so a day's digest is written once
+/// whoever asks and however often a watch restarts. The whole history's digest is device '' (no
+/// device name is empty); a phone's (`digest --device`) is its name, so neither stands in the
+/// other's way. Dropping the note (`queue drop`) deletes the row: the day can be digested again.
 struct DigestRecord: Codable, FetchableRecord, PersistableRecord, StoredDates {
     static let databaseTableName = "digest"
     /// yyyy-MM-dd in the time zone the digest was written for.
     var day: String
+    /// The device whose points it tells; '' for the whole history.
+    var device: String
     var noteId: Int64
     var createdAt: Date
+
+    static func key(day: String, device: String?) -> [String: any DatabaseValueConvertible] {
+        ["day": day, "device": device ?? ""]
+    }
 }
 
 extension OutboxSchema {
@@ -26,6 +33,21 @@ extension OutboxSchema {
             t.column("createdAt", .datetime).notNull()
         }
     }
+
+    /// A digest per (day, device): the table made again with `device` in its key (SQLite cannot
+    /// change a primary key in place); the digests written before are the whole history's ('').
+    static let digestDevicesMigration = OutboxMigration("digest-devices-v1") { db in
+        try db.create(table: "digest_new") { t in
+            t.column("day", .text).notNull()
+            t.column("device", .text).notNull().defaults(to: "")
+            t.column("noteId", .integer).notNull().unique().references("note", onDelete: .cascade)
+            t.column("createdAt", .datetime).notNull()
+            t.primaryKey(["day", "device"])
+        }
+        try db.execute(sql: "INSERT INTO digest_new (day, device, noteId, createdAt) SELECT day, '', noteId, createdAt FROM digest")
+        try db.drop(table: "digest")
+        try db.rename(table: "digest_new", to: "digest")
+    }
 }
 
 extension OutboxStore {
@@ -35,27 +57,38 @@ extension OutboxStore {
         case alreadyThere(noteId: Int64)
     }
 
-    /// The note holding `day`'s digest, if one was written.
-    package func digestNote(day: String) async throws(OutboxError) -> Int64? {
-        try await read { db in try DigestRecord.fetchOne(db, key: day)?.noteId }
+    /// The note holding `day`'s digest (of `device`'s points; nil: the whole history's), if one was written.
+    package func digestNote(day: String, device: String? = nil) async throws(OutboxError) -> Int64? {
+        try await read { db in try DigestRecord.fetchOne(db, key: DigestRecord.key(day: day, device: device))?.noteId }
     }
 
-    /// Stores the digest note of `day` on one of its fixes, unless the day has one: both or neither.
-    package func enqueueDigest(day: String, note draft: NoteDraft, onFix fixId: Int64, now: Date = Date()) async throws(OutboxError) -> DigestStored {
+    /// Stores the digest note of `day` (of `device`'s points; nil: the whole history's) on one of
+    /// its fixes, unless it has one: both or neither.
+    package func enqueueDigest(day: String, device: String? = nil, note draft: NoteDraft, onFix fixId: Int64,
+                               now: Date = Date()) async throws(OutboxError) -> DigestStored {
         try await write { db in
-            if let existing = try DigestRecord.fetchOne(db, key: day) { return .alreadyThere(noteId: existing.noteId) }
+            if let existing = try DigestRecord.fetchOne(db, key: DigestRecord.key(day: day, device: device)) {
+                return .alreadyThere(noteId: existing.noteId)
+            }
             guard let fix = try FixRecord.fetchOne(db, id: fixId) else {
                 throw OutboxError.storedFixInvalid(id: fixId, detail: "no such fix in the history")
             }
             let note = try Self.insert(draft, on: fix, db, now: now)
-            try DigestRecord(day: day, noteId: note.id!, createdAt: now).insert(db)
+            try DigestRecord(day: day, device: device ?? "", noteId: note.id!, createdAt: now).insert(db)
             return .written(note)
         }
     }
 
     /// The day whose digest `noteId` is (nil: not a digest).
     package func digestDay(of noteId: Int64) async throws(OutboxError) -> String? {
-        try await read { db in try DigestRecord.filter(Column("noteId") == noteId).fetchOne(db)?.day }
+        try await digestKey(of: noteId)?.day
+    }
+
+    /// The day and device (nil: the whole history) whose digest `noteId` is; nil: not a digest.
+    package func digestKey(of noteId: Int64) async throws(OutboxError) -> (day: String, device: String?)? {
+        try await read { db in
+            try DigestRecord.filter(Column("noteId") == noteId).fetchOne(db).map { ($0.day, $0.device.isEmpty ? nil : $0.device) }
+        }
     }
 
     /// A digest made again (its route drawn at last): its title, content and resources replace
@@ -76,13 +109,17 @@ extension OutboxStore {
         }
     }
 
-    /// Notes written on fixes taken in `start..<end` (digests left out), in the fixes' time order.
+    /// Notes written on fixes taken in `start..<end` (digests left out), in the fixes' time order;
+    /// under `deviceScope`, on that device's fixes only.
     package func notedPlaces(from start: Date, to end: Date) async throws(OutboxError) -> [(note: OutboxNote, fix: FixRecord)] {
-        try await readSkipping { db, unreadable in
+        let device = Self.deviceScope
+        return try await readSkipping { db, unreadable in
+            var arguments: StatementArguments = [start, end]
+            if let device { arguments += [device] }
             let notes = try Self.readableRecords(OutboxNote.filter(sql: """
-                fixId IN (SELECT id FROM fix WHERE timestamp >= ? AND timestamp < ?)
+                fixId IN (SELECT id FROM fix WHERE timestamp >= ? AND timestamp < ?\(device == nil ? "" : " AND device = ?"))
                 AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id)
-                """, arguments: [start, end]), db, unreadable: &unreadable)
+                """, arguments: arguments), db, unreadable: &unreadable)
             var found: [(note: OutboxNote, fix: FixRecord)] = []
             for note in notes {
                 let fix = try Self.readableRecords(FixRecord.filter(id: note.fixId), db, unreadable: &unreadable).first

@@ -137,13 +137,19 @@ extension OutboxStore {
 extension OutboxStore {
     /// The last fix before `start` and the first at or after `end` (each nil when there is none):
     /// where the track was just outside a span, so a day's first and last moves reach the data
-    /// beyond it. Two probes of the timestamp index, however long the history.
+    /// beyond it. Two probes of the timestamp index, however long the history. Under
+    /// `deviceScope`, that device's fixes only (the (device, time) index): another phone's
+    /// point is no end of this one's move.
     package func neighbourFixes(before start: Date, after end: Date) async throws(OutboxError) -> (StayFix?, StayFix?) {
-        try await readSkipping { db, unreadable in
+        let device = Self.deviceScope
+        return try await readSkipping { db, unreadable in
             // A neighbour holding a value of another type is left out with a warning, and the
             // next readable fix beyond it taken.
             func fix(_ sql: String, _ time: Date) throws -> StayFix? {
-                let cursor = try Row.fetchCursor(db, sql: sql, arguments: [Fix.Source.manual.rawValue, time])
+                var arguments: StatementArguments = [Fix.Source.manual.rawValue]
+                if let device { arguments += [device] }
+                arguments += [time]
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
                 while let candidate = try cursor.next() {
                     let id = candidate[0] as Int64
                     let typed = candidate[1] as Bool
@@ -156,8 +162,9 @@ extension OutboxStore {
                 return nil
             }
             let columns = "id, ifnull(source = ?, 0)"
-            return (try fix("SELECT \(columns) FROM fix WHERE timestamp < ? ORDER BY timestamp DESC, id DESC", start),
-                    try fix("SELECT \(columns) FROM fix WHERE timestamp >= ? ORDER BY timestamp, id", end))
+            let ofDevice = device == nil ? "" : "device = ? AND "
+            return (try fix("SELECT \(columns) FROM fix WHERE \(ofDevice)timestamp < ? ORDER BY timestamp DESC, id DESC", start),
+                    try fix("SELECT \(columns) FROM fix WHERE \(ofDevice)timestamp >= ? ORDER BY timestamp, id", end))
         }
     }
 }

@@ -31,6 +31,7 @@ enum OutboxSchema {
         firstMigration, geocodeCacheMigration, syncMigration, syncAddressMigration, geocodeSlotClockMigration,
         resourceMigration, digestMigration, diaryMigration, enexExportMigration, historyImportMigration, placesMigration,
         dayZonesMigration, placeNameSourcesMigration, dayMovesMigration, fixIdentityMigration, devicesMigration,
+        digestDevicesMigration,
     ]
 
     static var migrator: DatabaseMigrator {

@@ -99,7 +99,14 @@ extension OutboxStore {
     static let hasFixesSQL = "SELECT EXISTS (SELECT 1 FROM fix WHERE timestamp >= ? AND timestamp < ?)"
 
     package func hasFixes(from start: Date, to end: Date) async throws(OutboxError) -> Bool {
-        try await read { db in try Bool.fetchOne(db, sql: Self.hasFixesSQL, arguments: [start, end]) ?? false }
+        if let device = Self.deviceScope {
+            // The (device, time) index: one probe too.
+            return try await read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM fix WHERE device = ? AND timestamp >= ? AND timestamp < ?)",
+                                  arguments: [device, start, end]) ?? false
+            }
+        }
+        return try await read { db in try Bool.fetchOne(db, sql: Self.hasFixesSQL, arguments: [start, end]) ?? false }
     }
 
     /// Imported visits overlapping `start..<end`, oldest first. A visit holding a value of

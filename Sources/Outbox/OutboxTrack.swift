@@ -40,11 +40,13 @@ extension OutboxStore {
         }
     }
 
-    /// Fixes with `start <= timestamp < end`, oldest first.
+    /// Fixes with `start <= timestamp < end`, oldest first; under `deviceScope`, that device's only.
     package func history(from start: Date, to end: Date) async throws(OutboxError) -> [FixRecord] {
-        try await readSkipping { db, unreadable in
-            try Self.readableRecords(FixRecord.filter(Column("timestamp") >= start && Column("timestamp") < end)
-                .order(Column("timestamp"), Column("id")), db, unreadable: &unreadable)
+        let device = Self.deviceScope
+        return try await readSkipping { db, unreadable in
+            var request = FixRecord.filter(Column("timestamp") >= start && Column("timestamp") < end)
+            if let device { request = request.filter(Column("device") == device) }
+            return try Self.readableRecords(request.order(Column("timestamp"), Column("id")), db, unreadable: &unreadable)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Support
 import EvernoteAPI
 import Configuration
@@ -13,9 +14,10 @@ import Watch
 
 /// The diary from the phones: per device, the decisions `watch` makes for gpsd, on the points
 /// each phone sent — a note when `MovementDecision` says the device has moved somewhere new
-/// (through `LocationLogger`, on the point's own history row), the day's digest a minute past
-/// midnight (`watch.digest`, as `watch` writes it), and an upload after each note and again with
-/// a capped backoff while notes wait.
+/// (through `LocationLogger`, on the point's own history row), each device's digest of its day
+/// once the day is over (`watch.digest`: `DayDigest` of the device's points), and an upload after
+/// each note, when the network changes (rtnetlink, as `watch` listens), and again with a capped
+/// backoff while notes wait.
 ///
 /// The receiver answers the phone once the points are committed; the diary takes them after,
 /// in order, on a task of its own, so a slow address lookup never holds up a reply.
@@ -24,10 +26,22 @@ package final class PhoneDiary: Sendable {
         /// The signed-in account now, or nil (read at each sync).
         package var account: @Sendable () -> EvernoteAccount?
         package var report: @Sendable (WatchReport) -> Void
+        /// The kernel's network changes (`NetworkEvents.subscribe`); a failure leaves the timer.
+        package var networkChanges: @Sendable () throws(NetworkEvents.Failure) -> AsyncStream<NetworkEvents.Change>
+        /// How long network changes must settle before an upload is tried (a link coming up sends
+        /// a burst: link, address, route; one upload after the burst is enough).
+        package var networkDebounce: Duration
+        /// The time that says which day is over (tests give a day's end without waiting for it).
+        package var now: @Sendable () -> Date
 
-        package init(account: @escaping @Sendable () -> EvernoteAccount?, report: @escaping @Sendable (WatchReport) -> Void) {
+        package init(account: @escaping @Sendable () -> EvernoteAccount?, report: @escaping @Sendable (WatchReport) -> Void,
+                     networkChanges: @escaping @Sendable () throws(NetworkEvents.Failure) -> AsyncStream<NetworkEvents.Change> = NetworkEvents.subscribe,
+                     networkDebounce: Duration = .milliseconds(250), now: @escaping @Sendable () -> Date = { Date() }) {
             self.account = account
             self.report = report
+            self.networkChanges = networkChanges
+            self.networkDebounce = networkDebounce
+            self.now = now
         }
     }
 
@@ -35,11 +49,14 @@ package final class PhoneDiary: Sendable {
         case points([(Fix, Int64)], device: String)
         case digest
         case sync(trigger: String)
+        /// The network settled after a change: an upload now, whatever the backoff said.
+        case networkSettled(String)
     }
 
     private let feed: AsyncStream<Input>.Continuation
     private let loop: Task<Void, Never>
     private let timers: Task<Void, Never>
+    private let network: Task<Void, Never>
 
     package init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
@@ -49,6 +66,26 @@ package final class PhoneDiary: Sendable {
             for await input in inputs { await state.handle(input) }
         }
         let digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
+        network = Task {
+            let changes: AsyncStream<NetworkEvents.Change>
+            do throws(NetworkEvents.Failure) {
+                changes = try dependencies.networkChanges()
+            } catch {
+                dependencies.report(WatchReport(.problem, "network-watch", "\(error.reason); uploads wait for new notes and the retry timer"))
+                return
+            }
+            dependencies.report(WatchReport(.detail, "network-watch", "listening for network changes"))
+            // The last change of a burst is the one handed on, once the network stayed still for the debounce.
+            let latest = ChangeCount()
+            for await change in changes {
+                let mine = latest.next()
+                dependencies.report(WatchReport(.detail, "network-change", "network changed (\(change))", ["kinds": .string(change.description)]))
+                Task {
+                    try? await Task.sleep(for: dependencies.networkDebounce)
+                    if latest.current == mine { feed.yield(.networkSettled(change.description)) }
+                }
+            }
+        }
         timers = Task {
             // A digest missed while nothing ran is written at start; written ones are not.
             if digestZone != nil { feed.yield(.digest) }
@@ -73,6 +110,7 @@ package final class PhoneDiary: Sendable {
     /// Finishes what was handed over (the notes being written are written), then stops.
     package func finish() async {
         timers.cancel()
+        network.cancel()
         feed.finish()
         await loop.value
     }
@@ -83,13 +121,20 @@ package final class PhoneDiary: Sendable {
         let context: RunContext
         let dependencies: Dependencies
         var decisions: [String: MovementDecision] = [:]
+        /// Per device, the day (in note.time_zone) of the latest point it sent: when a point of a
+        /// later day comes, the device's earlier day is over and gets its digest.
+        var lastPointDay: [String: TrackDay] = [:]
+        let digestZone: TimeZone?
         var syncFailures = 0
-        var nextSync: Date? = nil
+        /// When the next upload may be tried (the timer's, after a failure); at start, at once:
+        /// notes left queued by an earlier run go up without waiting for a new one.
+        var nextSync: Date? = .distantPast
 
         init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
             self.outbox = outbox
             self.context = context
             self.dependencies = dependencies
+            digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
         }
 
         var report: @Sendable (WatchReport) -> Void { dependencies.report }
@@ -97,12 +142,16 @@ package final class PhoneDiary: Sendable {
         mutating func handle(_ input: Input) async {
             switch input {
             case .points(let points, let device):
-                if await decide(points, device: device) > 0 { await sync(trigger: "note") }
+                var written = await decide(points, device: device)
+                written += await digestDaysOver(points, device: device)
+                if written > 0 { await sync(trigger: "note") }
             case .digest:
-                await writeDigest()
-                await sync(trigger: "digest")
+                if await writeDigests() > 0 { await sync(trigger: "digest") }
             case .sync(let trigger):
                 if let nextSync, Date() >= nextSync { await sync(trigger: trigger) }
+            case .networkSettled:
+                // A new route or address may be the way out: try now, whatever the backoff said.
+                await sync(trigger: "network")
             }
         }
 
@@ -144,21 +193,77 @@ package final class PhoneDiary: Sendable {
             return written
         }
 
-        /// The previous day's digest, once (as `watch.digest` has `watch` write it).
-        func writeDigest() async {
-            let zone = TrackDay.timeZone(config: context.config)
-            let day = TrackDay(containing: Date().addingTimeInterval(-60), timeZone: zone).previous
+        /// A minute past midnight (and at start, for a day that ended while nothing ran): the
+        /// previous day's digest of each device that sent points of it, once each. The whole
+        /// history's digest is not serve's: it would mix the phones' tracks (`enlog digest` and
+        /// `watch` write it). Returns the digests written.
+        func writeDigests() async -> Int {
+            guard let zone = digestZone else { return 0 }
+            // Before the grace minute after midnight the day before yesterday is the one that is over.
+            let day = TrackDay(containing: dependencies.now().addingTimeInterval(-Watcher.digestDelay), timeZone: zone).previous
+            let devices: [String]
             do {
-                switch try await context.digest(outbox: outbox, accountKey: dependencies.account()?.accountKey).write(day) {
-                case .alreadyThere(let id):
-                    report(WatchReport(.detail, "digest", "\(day.name) has its digest already (note \(id))", ["day": .string(day.name)]))
-                case .written(let note, _, _, _, _):
-                    report(WatchReport(.event, "digest", "wrote the digest of \(day.name) as note \(note.id ?? 0): \(note.title)",
-                                       ["day": .string(day.name), "id": .int(Int(note.id ?? 0))]))
-                }
+                devices = try await outbox.devicesWithFixes(from: day.start, to: day.end)
             } catch {
-                report(WatchReport(.detail, "digest", "no digest of \(day.name): \((error as? any ENLogError)?.reason ?? "\(error)")"))
+                report(WatchReport(.problem, "digest-failed", "could not read which devices sent points on \(day.name): \(error.reason)"))
+                return 0
             }
+            var written = 0
+            for device in devices where await writeDigest(day, device: device) { written += 1 }
+            return written
+        }
+
+        /// The days of `device` these points show to be over — its earlier day when they are of a
+        /// later one (a phone offline at midnight sends yesterday's points after the digest time,
+        /// then today's), and every day of the batch before its last (a day's buffered points) —
+        /// get their digest when they have none and have ended. Returns the digests written.
+        mutating func digestDaysOver(_ points: [(Fix, Int64)], device: String) async -> Int {
+            guard let zone = digestZone, let first = points.map(\.0.timestamp).min() else { return 0 }
+            if lastPointDay[device] == nil, let before = try? await outbox.latestFixTime(device: device, before: first) {
+                // After a restart: the day of the device's last point before these.
+                lastPointDay[device] = TrackDay(containing: before, timeZone: zone)
+            }
+            var days: [TrackDay] = lastPointDay[device].map { [$0] } ?? []
+            for (fix, _) in points.sorted(by: { $0.0.timestamp < $1.0.timestamp }) where days.last.map({ fix.timestamp >= $0.end }) ?? true {
+                days.append(TrackDay(containing: fix.timestamp, timeZone: zone))
+            }
+            // Points older than the device's latest day (sent late) add no day: `days` starts there.
+            guard let latest = days.last else { return 0 }
+            lastPointDay[device] = latest
+            let settled = dependencies.now().addingTimeInterval(-Watcher.digestDelay)
+            var written = 0
+            for day in days.dropLast() where day.end <= settled {
+                if await writeDigest(day, device: device) { written += 1 }
+            }
+            return written
+        }
+
+        /// `day`'s digest of `device`, unless it has one; true when written now.
+        func writeDigest(_ day: TrackDay, device: String) async -> Bool {
+            let digest = context.digest(outbox: outbox, accountKey: dependencies.account()?.accountKey, device: device)
+            do {
+                switch try await digest.write(day) {
+                case .alreadyThere(let id):
+                    report(WatchReport(.detail, "digest", "\(device): \(day.name) has its digest already (note \(id))",
+                                       ["device": .string(device), "day": .string(day.name), "id": .int(Int(id)), "written": .bool(false)]))
+                    return false
+                case .written(let note, let statistics, let places, let mapProblem, let mapPending):
+                    var fields: [String: WatchReport.Value] = [
+                        "device": .string(device), "day": .string(day.name), "id": .int(Int(note.id ?? 0)), "written": .bool(true),
+                        "fixes": .int(statistics.fixes), "distance": .double(statistics.distance), "places": .int(places),
+                    ]
+                    if let mapProblem { fields["mapProblem"] = .string(mapProblem) }
+                    if mapPending { fields["mapPending"] = .bool(true) }
+                    report(WatchReport(.event, "digest", "\(device): wrote the digest of \(day.name) as note \(note.id ?? 0): \(note.title)", fields))
+                    return true
+                }
+            } catch let error as DigestError {
+                report(WatchReport(.detail, "digest", "\(device): \(error.reason)", ["device": .string(device), "day": .string(day.name), "written": .bool(false)]))
+            } catch {
+                report(WatchReport(.problem, "digest-failed", "\(device): could not write the digest of \(day.name): \((error as? any ENLogError)?.reason ?? "\(error)")",
+                                   ["device": .string(device), "day": .string(day.name)]))
+            }
+            return false
         }
 
         /// One upload as `enlog sync` does it, when signed in and notes wait; on failure the next
@@ -172,11 +277,12 @@ package final class PhoneDiary: Sendable {
             do {
                 switch try await SyncSession(context: context, outbox: outbox, account: account).run() {
                 case .unreachable(let reachability, _):
-                    report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (after \(trigger)); \(counted(pending, "note")) stay queued"))
+                    report(WatchReport(.event, "reachability", "\(reachability.verdict.name) (after \(trigger)); \(counted(pending, "note")) stay queued",
+                                       ["verdict": .string(reachability.verdict.name), "trigger": .string(trigger), "pending": .int(pending)]))
                 case .synced(let summary):
                     succeeded = summary.remaining == 0
-                    report(WatchReport(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining",
-                                       ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining)]))
+                    report(WatchReport(.event, "synced", "uploaded \(summary.uploaded), \(summary.remaining) remaining (after \(trigger))",
+                                       ["uploaded": .int(summary.uploaded), "remaining": .int(summary.remaining), "trigger": .string(trigger)]))
                 }
             } catch {
                 report(WatchReport(.problem, "sync-failed", (error as? any ENLogError)?.reason ?? "\(error)"))
@@ -190,6 +296,20 @@ package final class PhoneDiary: Sendable {
             }
         }
     }
+}
+
+/// How many network changes came so far: a settle timer hands its change on only when no later one came.
+private final class ChangeCount: Sendable {
+    private let count = Mutex(0)
+
+    func next() -> Int {
+        count.withLock { count in
+            count += 1
+            return count
+        }
+    }
+
+    var current: Int { count.withLock { $0 } }
 }
 
 extension FixRecord {

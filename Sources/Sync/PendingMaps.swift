@@ -32,13 +32,14 @@ extension SyncRun {
             // The tile server failed twice in a row: the others wait for the next run, uncounted.
             if consecutiveFailures >= 2 { continue }
             do {
-                if let name = try await outbox.digestDay(of: id) {
-                    // A day's digest: made again with its route, in the time zone of its notes.
+                if let (name, device) = try await outbox.digestKey(of: id) {
+                    // A day's digest (a device's, or the whole history's): made again with its
+                    // route, in the time zone of its notes.
                     guard let day = TrackDay(name, timeZone: renderer.style.timeZone) else {
-                        throw DigestError(day: name)
+                        throw DigestError(day: name, device: device)
                     }
                     try await DayDigest(outbox: outbox, style: renderer.style, maps: maps, account: note.account,
-                                        stays: options.stays).remade(id, day: day, now: engine.clock())
+                                        stays: options.stays, device: device).remade(id, day: day, now: engine.clock())
                 } else {
                     let fix = try record.fix()
                     let image = try await maps.render(fix)

@@ -16,7 +16,7 @@ import Sync
 /// write one twice.
 extension Watcher {
     /// How long after midnight the digest is written.
-    static let digestDelay: TimeInterval = 60
+    package static let digestDelay: TimeInterval = 60
 
     /// When the next digest is due after `now`: a minute past the coming midnight.
     package static func nextDigestTime(after now: Date, timeZone: TimeZone) -> Date {

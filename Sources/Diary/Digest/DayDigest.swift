@@ -10,15 +10,28 @@ import Outbox
 /// A day with no fix in the history: there is nothing to digest.
 package struct DigestError: ENLogError, Equatable {
     package let day: String
-    package init(day: String) { self.day = day }
-    package var reason: String { "the history has no fix on \(day): no digest to write" }
-    package var recoverySuggestion: String? { "`enlog history --date \(day) --format csv` shows the day's fixes; `enlog import FILE` adds a track" }
+    /// The device asked for (`digest --device`); nil: the whole history.
+    package let device: String?
+    package init(day: String, device: String? = nil) {
+        self.day = day
+        self.device = device
+    }
+    package var reason: String {
+        if let device { return "the history has no fix of \(device) on \(day): no digest to write" }
+        return "the history has no fix on \(day): no digest to write"
+    }
+    package var recoverySuggestion: String? {
+        if device != nil { return "`enlog devices list` shows when each device sent its last point" }
+        return "`enlog history --date \(day) --format csv` shows the day's fixes; `enlog import FILE` adds a track"
+    }
     package var category: ErrorCategory { .noInput }
 }
 
 /// One note for one day (`enlog digest`, `watch.digest`): the day's fixes as a GPX 1.1 track
 /// attached to the note, the distance travelled and time moving, the places noted that day, and
 /// the route drawn on the map. Written once per day: the outbox remembers which days have theirs.
+/// With a device (`digest --device`, `enlog serve`), the same from that phone's points alone,
+/// remembered apart from the whole history's.
 package struct DayDigest: Sendable {
     package enum Outcome: Sendable {
         /// `mapPending`: the route could not be drawn now (offline, tile server down); sync
@@ -36,11 +49,16 @@ package struct DayDigest: Sendable {
     let account: String?
     /// Finds the day's stays for its timeline.
     let stays: StayDetector
+    /// Whose points: a device's, or nil for the whole history.
+    package let device: String?
     private let validator = ENMLValidator()
 
     /// - Parameter maps: draws the route (nil, or `map.style` other than tiles: no picture).
-    package init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?, stays: StayDetector = StayDetector()) {
+    /// - Parameter device: the digest of this device's points only (nil: every point).
+    package init(outbox: OutboxStore, style: NoteStyle, maps: MapRenderer?, account: String?, stays: StayDetector = StayDetector(),
+                 device: String? = nil) {
         self.outbox = outbox
+        self.device = device
         self.stays = stays
         self.style = style
         self.maps = maps
@@ -48,9 +66,9 @@ package struct DayDigest: Sendable {
     }
 
     package func write(_ day: TrackDay) async throws -> Outcome {
-        if let existing = try await outbox.digestNote(day: day.name) { return .alreadyThere(noteId: existing) }
+        if let existing = try await outbox.digestNote(day: day.name, device: device) { return .alreadyThere(noteId: existing) }
         let made = try await draft(day)
-        switch try await outbox.enqueueDigest(day: day.name, note: made.draft, onFix: made.lastFix) {
+        switch try await outbox.enqueueDigest(day: day.name, device: device, note: made.draft, onFix: made.lastFix) {
         case .written(let note):
             // No map wanted (map.style = none) is `maps` nil: nothing tried, nothing to say.
             let mapProblem = made.mapError?.reason
@@ -71,13 +89,19 @@ package struct DayDigest: Sendable {
         try await outbox.replaceDigest(noteId, with: made.draft, now: now)
     }
 
-    /// The day's digest note as it would be written now.
-    private func draft(_ day: TrackDay) async throws
-        -> (draft: NoteDraft, lastFix: Int64, statistics: TrackStatistics, places: Int, mapError: MapError?) {
+    typealias Draft = (draft: NoteDraft, lastFix: Int64, statistics: TrackStatistics, places: Int, mapError: MapError?)
+
+    /// The day's digest note as it would be written now: every read (fixes, stays, notes, earlier
+    /// years) sees the device's points alone when there is one.
+    private func draft(_ day: TrackDay) async throws -> Draft {
+        try await OutboxStore.$deviceScope.withValue(device) { try await scopedDraft(day) }
+    }
+
+    private func scopedDraft(_ day: TrackDay) async throws -> Draft {
         // The day in the zone it was lived in (an import's stated offsets), else as named.
         let day = try await LivedZones.day(day.name, outbox: outbox, fallback: day.timeZone) ?? day
         let records = try await outbox.history(from: day.start, to: day.end)
-        guard let last = records.last, let lastId = last.id else { throw DigestError(day: day.name) }
+        guard let last = records.last, let lastId = last.id else { throw DigestError(day: day.name, device: device) }
         let fixes = try records.map { try $0.fix() }
         var statistics = TrackStatistics(fixes)
         let places = try await outbox.notedPlaces(from: day.start, to: day.end)
@@ -92,9 +116,11 @@ package struct DayDigest: Sendable {
         statistics.gaps = timeline.gaps
         let earlierYears = try await OnThisDay.years(of: day, outbox: outbox, detector: stays)
 
-        let gpx = Data(TrackWriter.gpx(fixes, name: "enlog \(day.name)").utf8)
+        // Device names are letters, digits, '-', '_' and '.': fit for a title and a file name.
+        let named = device.map { "\(day.name) \($0)" } ?? day.name
+        let gpx = Data(TrackWriter.gpx(fixes, name: "enlog \(named)").utf8)
         let track = NoteResource(hash: MapImage.md5Hex(gpx), body: gpx, mime: Self.gpxMimeType, width: nil, height: nil,
-                                 fileName: "enlog-\(day.name).gpx", latitude: nil, longitude: nil)
+                                 fileName: "enlog-\(named.replacingOccurrences(of: " ", with: "-")).gpx", latitude: nil, longitude: nil)
         var resources: [NoteResource] = []
         var mapError: MapError?
         var picture: MapReference?
@@ -113,7 +139,7 @@ package struct DayDigest: Sendable {
         }
         resources.append(track)
 
-        let title = try NoteRenderer.checkedTitle("Day \(day.name): \(TimelineText.distance(timeline.distanceMetres)), \(TimelineText.movingTime(timeline.movingSeconds)) moving")
+        let title = try NoteRenderer.checkedTitle("Day \(day.name)\(device.map { " (\($0))" } ?? ""): \(TimelineText.distance(timeline.distanceMetres)), \(TimelineText.movingTime(timeline.movingSeconds)) moving")
         let content = content(day, statistics, places: places, timeline: timeline, earlierYears: earlierYears,
                               picture: picture, track: track)
         let report = validator.validate(content)
@@ -133,6 +159,7 @@ package struct DayDigest: Sendable {
         clock.dateFormat = "HH:mm"
         func text(_ value: String) -> String { ENMLCharacters.escaped(value) }
         var body = "<h2>\(text(day.longName))</h2>"
+        if let device { body += "<p>\(text("From the points of \(device) alone."))</p>" }
         var summary = "Distance travelled: \(TimelineText.distance(timeline.distanceMetres)). Time moving: \(TimelineText.movingTime(timeline.movingSeconds))."
         if timeline.gaps > 0 {
             summary += " Of it, \(TimelineText.distance(timeline.bridgedMetres)) across \(counted(timeline.gaps, "gap")) of more than \(Int(Timeline.gapSeconds / 60)) min without data, as the crow flies."

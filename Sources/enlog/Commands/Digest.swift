@@ -29,11 +29,16 @@ struct Digest: AsyncParsableCommand {
             tiles, through the tile cache; with many years, point map.tile_url at your own tile \
             server or set map.style = none (docs/stays.md).
 
+            With --device, the digest of one phone's points alone (`enlog devices list`), titled \
+            with its name and remembered apart: the whole history's digest of the day and each \
+            device's are written once each. Exit 66 when the device sent no point that day.
+
             Examples:
               enlog digest                    yesterday
               enlog digest --date 2026-11-22
               enlog digest --no-sync --json
               enlog digest --since 2024-01-01 --until 2025-01-01 --no-sync
+              enlog digest --device phone     yesterday, from one phone's points
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -42,13 +47,15 @@ struct Digest: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Backfill: the day after the last (YYYY-MM-DD).", valueName: "date")) var until: String?
     @Flag(help: "Print the stored note as JSON.") var json = false
     @Flag(help: "Do not upload after writing.") var noSync = false
+    @Option(help: ArgumentHelp("Only this phone's points (`enlog devices list`).", valueName: "name")) var device: String?
 
     func run() async throws {
         let context = try global.context()
         let config = context.config
         let zone = TrackDay.timeZone(config: config)
         if since != nil || until != nil {
-            return try await DigestBackfill(context: context, since: since, until: until, date: date, json: json, noSync: noSync).run(zone: zone)
+            return try await DigestBackfill(context: context, since: since, until: until, date: date, json: json, noSync: noSync,
+                                            device: device).run(zone: zone)
         }
         let day: TrackDay
         if let date {
@@ -58,11 +65,12 @@ struct Digest: AsyncParsableCommand {
             day = TrackDay(containing: Date(), timeZone: zone).previous
         }
         let outbox = try context.outbox(.change)
+        try await outbox.checkDevice(device)
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
-        let digest = context.digest(outbox: outbox, accountKey: account)
+        let digest = context.digest(outbox: outbox, accountKey: account, device: device)
         switch try await digest.write(day) {
         case .alreadyThere(let id):
-            Terminal.standardError("enlog: \(day.name) has its digest already: note \(id)")
+            Terminal.standardError("enlog: \(day.name) has \(device.map { "\($0)'s" } ?? "its") digest already: note \(id)")
             if json { try Terminal.standardOutput(try OutboxJSON.encode(try await outbox.note(id: id))) }
         case .written(let note, _, _, let mapProblem, let mapPending):
             if json {

@@ -28,6 +28,8 @@ struct DigestBackfill {
     let date: String?
     let json: Bool
     let noSync: Bool
+    /// The digests of this device's points (nil: the whole history's).
+    let device: String?
 
     func run(zone: TimeZone) async throws {
         guard date == nil else { throw ValidationError("--date is one day: leave out --since and --until") }
@@ -39,8 +41,9 @@ struct DigestBackfill {
             throw ValidationError("a backfill spans at most \(Self.longestSpan) days")
         }
         let outbox = try context.outbox(.change)
+        try await outbox.checkDevice(device)
         let account = (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0).accountKey }
-        let digest = context.digest(outbox: outbox, accountKey: account)
+        let digest = context.digest(outbox: outbox, accountKey: account, device: device)
         var results: [DayResult] = []
         var day = first
         while day.start < stop.start {

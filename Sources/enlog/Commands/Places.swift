@@ -98,6 +98,7 @@ struct PlacesList: AsyncParsableCommand {
     func list() async throws {
         let context = try global.context()
         let (outbox, writable) = try context.outboxWritableIfPossible()
+        try await outbox.checkDevice(device)
         let detector = StayDetector(config: context.config)
         let book = PlaceBook(context: context, outbox: outbox, detector: detector, keeping: writable)
         let (stays, _) = try await Timeline.stays(outbox: outbox, detector: detector, from: .distantPast, to: .distantFuture)

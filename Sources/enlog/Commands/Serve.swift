@@ -221,3 +221,13 @@ struct Devices: AsyncParsableCommand {
         }
     }
 }
+
+extension OutboxStore {
+    /// `--device NAME` of `timeline`, `places list` and `digest`: a name `enlog devices add` made
+    /// or one the history's points carry; else `ServeError.noSuchDevice` (a usage error), so a
+    /// typo is not taken for a device that stayed nowhere.
+    func checkDevice(_ name: String?) async throws {
+        guard let name else { return }
+        guard try await knowsDevice(name) else { throw ServeError.noSuchDevice(name) }
+    }
+}

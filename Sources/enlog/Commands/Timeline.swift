@@ -42,6 +42,7 @@ struct TimelineCommand: AsyncParsableCommand {
         let zone = TrackDay.timeZone(config: context.config)
         var range = try DateRange.parse(since: since, until: until, date: date, zone: zone)
         let (outbox, writable) = try context.outboxWritableIfPossible()
+        try await outbox.checkDevice(device)
         // A day is read in the zone it was lived in (an import's stated offsets), else note.time_zone.
         var dayZone = zone
         if let date, let lived = try await LivedZones.day(date, outbox: outbox, fallback: zone) {
