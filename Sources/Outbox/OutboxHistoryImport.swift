@@ -140,7 +140,15 @@ package final class HistoryImportWriter {
 
     deinit {
         // Finalized on the writer connection's own queue: SQLite's connection is not shared between threads.
-        if statements != nil { try? store.writeNowWithoutTransaction { _ in statements = nil } }
+        if statements != nil {
+            try? store.writeNowWithoutTransaction { db in
+                // The connection's own setting back, unless the store has opened another since.
+                if db.sqliteConnection == statements?.connection {
+                    sqlite3_exec(db.sqliteConnection, "PRAGMA temp_store = DEFAULT", nil, nil, nil)
+                }
+                statements = nil
+            }
+        }
     }
 
     /// Adds `points` and `visits` in one transaction.
@@ -148,6 +156,15 @@ package final class HistoryImportWriter {
                      now: Date = Date()) throws(OutboxError) -> Counts {
         guard !points.isEmpty || !visits.isEmpty || !segments.isEmpty else { return Counts() }
         let run = self.run, format = self.format
+        // A statement of many rows that could stop half-way (a CHECK) keeps a statement journal
+        // to undo its own rows; with temporary files on disk SQLite wrote it to a file in
+        // /var/tmp, six times the writes of the import itself (strace). In memory it is the few
+        // pages one statement touches. Set outside the transaction (SQLite refuses it inside one
+        // once the connection has its temporary schema open), a no-op after the first chunk;
+        // only speed depends on it, so a refusal is no failure.
+        try store.writeNowWithoutTransaction { db in
+            _ = sqlite3_exec(db.sqliteConnection, "PRAGMA temp_store = MEMORY", nil, nil, nil)
+        }
         return try store.writeNow { db in
             var counts = Counts()
             let connection = db.sqliteConnection
