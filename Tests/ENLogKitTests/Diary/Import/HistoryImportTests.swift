@@ -155,6 +155,23 @@ final class HistoryImportTests: XCTestCase {
         XCTAssertEqual(again["alreadyThere"] as? Int, rowCount)
     }
 
+    /// A many-row insert that could stop half-way keeps a statement journal; the import's
+    /// connection keeps it in memory (`PRAGMA temp_store = MEMORY`, which SQLite takes only
+    /// outside a transaction): on disk, in /var/tmp, it was six times the import's own writes.
+    func testTheImportWritersStatementJournalStaysInMemory() throws {
+        let home = try EnlogHome()
+        try FileManager.default.createDirectory(atPath: home.directory.path("data"), withIntermediateDirectories: true)
+        let store = try OutboxStore(path: home.database)
+        let writer = try HistoryImportWriter(store: store, path: "/journal.csv", format: "csv")
+        let points = try (0...FixInsert.rowsPerGroup * 2).map { second in
+            HistoryPoint(fix: try Fix(latitude: 52.5, longitude: 13.4, timestamp: Date(timeIntervalSince1970: Double(Self.start + second)),
+                                      source: .imported), device: "phone")
+        }
+        XCTAssertEqual(try writer.add(points: points, visits: []).added, points.count)
+        XCTAssertEqual(try store.writeNowWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }, 2)
+        try writer.finish()
+    }
+
     /// A file that goes bad after several transactions' worth of points takes them all back.
     func testAFileCutShortAfterManyChunksAddsNothing() throws {
         let home = try EnlogHome()
