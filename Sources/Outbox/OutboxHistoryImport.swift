@@ -114,8 +114,8 @@ package final class HistoryImportWriter {
     package let run: Int64
     /// Prepared on the writer connection at the first chunk, kept for the following ones.
     private var statements: ImportStatements?
-    /// A time as `StorageTime` text, bound without a copy (SQLITE_STATIC) for one step.
-    private let timeText = UnsafeMutablePointer<UInt8>.allocate(capacity: StorageTime.length)
+    /// Which of the chunk's points the slots of the group statement hold, until it is full.
+    private var groupPoints = [Int](repeating: 0, count: FixInsert.rowsPerGroup)
 
     package init(store: OutboxStore, path: String, format: String, now: Date = Date()) throws(OutboxError) {
         self.store = store
@@ -132,8 +132,15 @@ package final class HistoryImportWriter {
 
     deinit {
         // Finalized on the writer connection's own queue: SQLite's connection is not shared between threads.
-        if statements != nil { try? store.writeNowWithoutTransaction { _ in statements = nil } }
-        timeText.deallocate()
+        if statements != nil {
+            try? store.writeNowWithoutTransaction { db in
+                // The connection's own setting back, unless the store has opened another since.
+                if db.sqliteConnection == statements?.connection {
+                    sqlite3_exec(db.sqliteConnection, "PRAGMA temp_store = DEFAULT", nil, nil, nil)
+                }
+                statements = nil
+            }
+        }
     }
 
     /// Adds `points` and `visits` in one transaction.
@@ -141,6 +148,15 @@ package final class HistoryImportWriter {
                      now: Date = Date()) throws(OutboxError) -> Counts {
         guard !points.isEmpty || !visits.isEmpty || !segments.isEmpty else { return Counts() }
         let run = self.run, format = self.format
+        // A statement of many rows that could stop half-way (a CHECK) keeps a statement journal
+        // to undo its own rows; with temporary files on disk SQLite wrote it to a file in
+        // /var/tmp, six times the writes of the import itself (strace). In memory it is the few
+        // pages one statement touches. Set outside the transaction (SQLite refuses it inside one
+        // once the connection has its temporary schema open), a no-op after the first chunk;
+        // only speed depends on it, so a refusal is no failure.
+        try store.writeNowWithoutTransaction { db in
+            _ = sqlite3_exec(db.sqliteConnection, "PRAGMA temp_store = MEMORY", nil, nil, nil)
+        }
         return try store.writeNow { db in
             var counts = Counts()
             let connection = db.sqliteConnection
@@ -174,41 +190,30 @@ package final class HistoryImportWriter {
         }
     }
 
-    /// The points new to the history, inserted; the number added.
+    /// The points new to the history, inserted; the number added. Whole groups of
+    /// `FixInsert.rowsPerGroup` go in one statement each; the rest one by one.
     private func insert(_ points: [HistoryPoint], _ statements: ImportStatements, created: String) throws -> Int {
-        let insert = statements.insertFix
+        let group = statements.insertFixes, single = statements.insertFix
         let own = try ownFixTimes(within: points, statements)
         // Bindings outlive `sqlite3_reset`: what is the same for the whole chunk is bound once.
-        try insert.bind(9, created)
-        try insert.bind(11, run)
-        var boundSource: Fix.Source?
+        try group.bindChunk(created: created, run: run)
+        try single.bindChunk(created: created, run: run)
         var added = 0
-        for point in points {
-            let fix = point.fix
-            StorageTime.write(fix.timestamp, into: timeText)
-            if point.device == nil, let own,
-               own.contains(String(decoding: UnsafeBufferPointer(start: timeText, count: StorageTime.length), as: UTF8.self)) { continue }
-            if fix.source != boundSource {
-                try insert.bind(8, fix.source.rawValue)
-                boundSource = fix.source
+        var slots = 0
+        for index in points.indices {
+            let point = points[index]
+            if point.device == nil, let own, own.contains(StorageTime.text(point.fix.timestamp)) { continue }
+            try group.bind(point, slot: slots)
+            groupPoints[slots] = index
+            slots += 1
+            if slots == group.rows {
+                added += try group.executeAdds()
+                slots = 0
             }
-            try insert.bind(1, fix.latitude)
-            try insert.bind(2, fix.longitude)
-            try insert.bind(3, fix.altitude)
-            try insert.bind(4, fix.horizontalAccuracy)
-            try insert.bind(5, fix.speed)
-            try insert.bind(6, fix.course)
-            try insert.bindUnchanged(7, timeText, count: StorageTime.length)
-            try insert.bind(12, point.utcOffset.map(Int64.init))
-            if var device = point.device {
-                try device.withUTF8 { text throws in
-                    try insert.bindUnchanged(10, text.baseAddress, count: text.count)
-                    added += try insert.executeAdds()
-                }
-            } else {
-                try insert.bind(10, nil as String?)
-                added += try insert.executeAdds()
-            }
+        }
+        for slot in 0..<slots {
+            try single.bind(points[groupPoints[slot]], slot: 0)
+            added += try single.executeAdds()
         }
         return added
     }
@@ -269,22 +274,92 @@ package final class HistoryImportWriter {
 /// The statements of an import, prepared once on the writer connection.
 final class ImportStatements {
     let connection: OpaquePointer?
-    let insertFix: RawStatement
+    let insertFixes: FixInsert
+    let insertFix: FixInsert
     let ownFixesWithin: RawStatement
     let insertVisit: RawStatement
 
     init(_ connection: OpaquePointer?) throws {
         self.connection = connection
-        insertFix = try RawStatement(connection, """
-            INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device, importRun, utcOffset)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
-            """)
+        insertFixes = try FixInsert(connection, rows: FixInsert.rowsPerGroup)
+        insertFix = try FixInsert(connection, rows: 1)
         ownFixesWithin = try RawStatement(connection, "SELECT timestamp FROM fix WHERE importRun IS NULL AND timestamp BETWEEN ?1 AND ?2")
         insertVisit = try RawStatement(connection, """
             INSERT INTO visit (start, end, latitude, longitude, name, address, placeId, semanticType, format, importRun, createdAt, utcOffset)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING
             """)
     }
+}
+
+/// One INSERT of `rows` imported points (`ON CONFLICT DO NOTHING`: the unique index
+/// `fix_import_identity` refuses a point already there). Many rows a statement because a
+/// statement's own cost is most of an insert's: its start and end, and AUTOINCREMENT reading
+/// and writing `sqlite_sequence` once per statement (`perf`: 50 rows a statement cut SQLite's
+/// CPU per point by about a third). Parameters ?1 and ?2 (creation time, import run) are
+/// shared by the rows; row r has the ten from 3 + 10 r.
+final class FixInsert {
+    static let rowsPerGroup = 50
+    private static let perRow: Int32 = 10
+
+    let rows: Int
+    private let statement: RawStatement
+    /// Each row's time as `StorageTime` text, bound without a copy (SQLITE_STATIC) until the step.
+    private let times: UnsafeMutablePointer<UInt8>
+    /// What each row's source and device are bound to now (bindings outlive a reset; nothing
+    /// bound is NULL): rebound only when a point's differs.
+    private var sources: [Fix.Source?]
+    private var devices: [String?]
+
+    init(_ connection: OpaquePointer?, rows: Int) throws {
+        self.rows = rows
+        let values = (0..<Int32(rows)).map { row in
+            let first = 3 + row * Self.perRow
+            let own = (0..<Self.perRow).map { "?\(first + $0)" }
+            // latitude … source, createdAt, device, importRun, utcOffset
+            return "(" + (own[0...7] + ["?1", own[8], "?2", own[9]]).joined(separator: ", ") + ")"
+        }
+        statement = try RawStatement(connection, """
+            INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device, importRun, utcOffset)
+            VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING
+            """)
+        times = .allocate(capacity: rows * StorageTime.length)
+        sources = Array(repeating: nil, count: rows)
+        devices = Array(repeating: nil, count: rows)
+    }
+
+    deinit { times.deallocate() }
+
+    /// What every row of a chunk shares.
+    func bindChunk(created: String, run: Int64) throws {
+        try statement.bind(1, created)
+        try statement.bind(2, run)
+    }
+
+    func bind(_ point: HistoryPoint, slot: Int) throws {
+        let fix = point.fix
+        let first = 3 + Int32(slot) * Self.perRow
+        let time = times + slot * StorageTime.length
+        StorageTime.write(fix.timestamp, into: time)
+        try statement.bind(first, fix.latitude)
+        try statement.bind(first + 1, fix.longitude)
+        try statement.bind(first + 2, fix.altitude)
+        try statement.bind(first + 3, fix.horizontalAccuracy)
+        try statement.bind(first + 4, fix.speed)
+        try statement.bind(first + 5, fix.course)
+        try statement.bindUnchanged(first + 6, time, count: StorageTime.length)
+        if fix.source != sources[slot] {
+            try statement.bind(first + 7, fix.source.rawValue)
+            sources[slot] = fix.source
+        }
+        if point.device != devices[slot] {
+            try statement.bind(first + 8, point.device)
+            devices[slot] = point.device
+        }
+        try statement.bind(first + 9, point.utcOffset.map(Int64.init))
+    }
+
+    /// Steps the statement with every row bound: how many of them it added.
+    func executeAdds() throws -> Int { try statement.executeAdds() }
 }
 
 extension OutboxStore {

@@ -48,6 +48,12 @@ final class HistoryImportTests: XCTestCase {
         }
     }
 
+    /// The number of points in the history: a count, so that polling it while an import runs stays quick.
+    func pointCount(_ home: EnlogHome) throws -> Int {
+        guard FileManager.default.fileExists(atPath: home.database) else { return 0 }
+        return try DatabaseQueue(path: home.database).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM fix") ?? 0 }
+    }
+
     func json(_ result: ProcessResult) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], result.standardOutput)
     }
@@ -118,6 +124,60 @@ final class HistoryImportTests: XCTestCase {
         XCTAssertEqual((summary["errors"] as? [Any])?.count, 1, "the bad file, in the summary too")
     }
 
+    /// Points go to SQLite `FixInsert.rowsPerGroup` a statement, the rest of a chunk one by one:
+    /// a point repeated within one statement, in a later statement and among the single rows is
+    /// added once, the file's first of it kept, and the counts add up (they come from SQLite's
+    /// count of rows each statement added).
+    func testPointsRepeatedWithinAndAcrossInsertStatementsAreAddedOnce() throws {
+        let group = FixInsert.rowsPerGroup
+        let rowCount = 2 * group + group * 3 / 4
+        // Row i is at second(i) of one device: in the first group every second twice in a row,
+        // after it the seconds go round a cycle of 60, meeting earlier rows' seconds again.
+        func second(_ row: Int) -> Int { row < group ? row / 2 : row % 60 }
+        var text = "time,lat,lon,deviceid\n"
+        var first: [Int: Int] = [:]
+        for row in 0..<rowCount {
+            text += "\(Self.start + second(row)),\(52.5 + Double(row) * 1e-4),13.4,phone\n"
+            if first[second(row)] == nil { first[second(row)] = row }
+        }
+        let home = try EnlogHome()
+        let file = try home.directory.file("repeats.csv", contents: text)
+        let result = try home.run("import", file.path, "--json")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let summary = try json(result)
+        XCTAssertEqual(summary["added"] as? Int, first.count, result.standardOutput)
+        XCTAssertEqual(summary["alreadyThere"] as? Int, rowCount - first.count, result.standardOutput)
+        let kept = try DatabaseQueue(path: home.database).read { db in
+            try Row.fetchAll(db, sql: "SELECT CAST(strftime('%s', timestamp) AS INTEGER) AS second, latitude FROM fix ORDER BY timestamp")
+                .map { row -> (Int, Int) in
+                    let latitude: Double = row["latitude"]
+                    return ((row["second"] as Int) - Self.start, Int(((latitude - 52.5) * 1e4).rounded()))
+                }
+        }
+        XCTAssertEqual(kept.map(\.0), first.keys.sorted())
+        XCTAssertEqual(kept.map(\.1), first.keys.sorted().map { first[$0]! }, "the file's first row of each time is kept")
+        let again = try json(try home.run("import", file.path, "--json"))
+        XCTAssertEqual(again["added"] as? Int, 0)
+        XCTAssertEqual(again["alreadyThere"] as? Int, rowCount)
+    }
+
+    /// A many-row insert that could stop half-way keeps a statement journal; the import's
+    /// connection keeps it in memory (`PRAGMA temp_store = MEMORY`, which SQLite takes only
+    /// outside a transaction): on disk, in /var/tmp, it was six times the import's own writes.
+    func testTheImportWritersStatementJournalStaysInMemory() throws {
+        let home = try EnlogHome()
+        try FileManager.default.createDirectory(atPath: home.directory.path("data"), withIntermediateDirectories: true)
+        let store = try OutboxStore(path: home.database)
+        let writer = try HistoryImportWriter(store: store, path: "/journal.csv", format: "csv")
+        let points = try (0...FixInsert.rowsPerGroup * 2).map { second in
+            HistoryPoint(fix: try Fix(latitude: 52.5, longitude: 13.4, timestamp: Date(timeIntervalSince1970: Double(Self.start + second)),
+                                      source: .imported), device: "phone")
+        }
+        XCTAssertEqual(try writer.add(points: points, visits: []).added, points.count)
+        XCTAssertEqual(try store.writeNowWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }, 2)
+        try writer.finish()
+    }
+
     /// A file that goes bad after several transactions' worth of points takes them all back.
     func testAFileCutShortAfterManyChunksAddsNothing() throws {
         let home = try EnlogHome()
@@ -135,7 +195,8 @@ final class HistoryImportTests: XCTestCase {
     /// one a single clean run gives, and the rerun only adds what the killed one had not; a third
     /// run adds nothing.
     func testAKilledImportRerunGivesTheHistoryOfOneCleanRun() throws {
-        let seconds = 150_000
+        // Six transactions, as the Records.json case: enough to be killed in the middle, quick in CI.
+        let seconds = 3 * HistoryImport.pointsPerTransaction
         try killAndRerun(name: "big.csv", contents: Self.csv(points: seconds), points: 2 * seconds)
     }
 
@@ -182,7 +243,7 @@ final class HistoryImportTests: XCTestCase {
         var seen = 0
         let deadline = ContinuousClock.now + .seconds(600)
         while child.isRunning, ContinuousClock.now < deadline {
-            seen = (try? rows(killed).count) ?? 0
+            seen = (try? pointCount(killed)) ?? 0
             if seen >= killAfter * HistoryImport.pointsPerTransaction { break }
             usleep(2_000)
         }
