@@ -18,6 +18,18 @@ extension OutboxSchema {
         }
         try db.execute(sql: "CREATE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL")
     }
+
+    /// `fix_on_device_timestamp` holds only the points phones sent (no import run): an imported
+    /// point with a device (Records.json's deviceTag) is kept unique by `fix_import_identity`
+    /// already, and a third index holding its time cost the import a quarter of its CPU
+    /// (bench/import, docs/benchmarks.md). Queries of a device's received points say
+    /// `importRun IS NULL`, which lets SQLite use the partial index.
+    static let deviceIndexOwnPointsMigration = OutboxMigration("device-index-own-v1") { db in
+        try db.execute(sql: "DROP INDEX fix_on_device_timestamp")
+        try db.execute(sql: """
+            CREATE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL AND importRun IS NULL
+            """)
+    }
 }
 
 /// A row of `device`: a phone that may send points, known by its name.
@@ -70,8 +82,8 @@ extension OutboxStore {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.name, d.secretHash, d.createdAt,
-                       (SELECT COUNT(*) FROM fix WHERE fix.device = d.name) AS points,
-                       (SELECT MAX(timestamp) FROM fix WHERE fix.device = d.name) AS lastPoint
+                       (SELECT COUNT(*) FROM fix WHERE fix.device = d.name AND fix.importRun IS NULL) AS points,
+                       (SELECT MAX(timestamp) FROM fix WHERE fix.device = d.name AND fix.importRun IS NULL) AS lastPoint
                 FROM device d ORDER BY d.name
                 """).map { row in
                 let hash: Data = row["secretHash"]
@@ -86,8 +98,10 @@ extension OutboxStore {
     package func knowsDevice(_ name: String) async throws(OutboxError) -> Bool {
         try await read { db in
             try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM device WHERE name = ?) OR EXISTS (SELECT 1 FROM fix WHERE device = ?)
-                """, arguments: [name, name]) ?? false
+                SELECT EXISTS (SELECT 1 FROM device WHERE name = ?)
+                    OR EXISTS (SELECT 1 FROM fix WHERE device = ? AND importRun IS NULL)
+                    OR EXISTS (SELECT 1 FROM fix WHERE device = ? AND importRun IS NOT NULL)
+                """, arguments: [name, name, name]) ?? false
         }
     }
 
@@ -118,7 +132,7 @@ extension OutboxStore {
         guard !fixes.isEmpty else { return PhoneStoreResult() }
         return try await write { db in
             var result = PhoneStoreResult()
-            let existing = try db.cachedStatement(sql: "SELECT 1 FROM fix WHERE device = ? AND timestamp = ? LIMIT 1")
+            let existing = try db.cachedStatement(sql: "SELECT 1 FROM fix WHERE device = ? AND timestamp = ? AND importRun IS NULL LIMIT 1")
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -143,7 +157,7 @@ extension OutboxStore {
     /// When `device`'s latest point before `time` was taken (nil: none): one probe of the (device, time) index.
     package func latestFixTime(device: String, before time: Date) async throws(OutboxError) -> Date? {
         try await read { db in
-            try Date.fetchOne(db, sql: "SELECT timestamp FROM fix WHERE device = ? AND timestamp < ? ORDER BY timestamp DESC LIMIT 1",
+            try Date.fetchOne(db, sql: "SELECT timestamp FROM fix WHERE device = ? AND timestamp < ? AND importRun IS NULL ORDER BY timestamp DESC LIMIT 1",
                               arguments: [device, time])
         }
     }
@@ -152,7 +166,7 @@ extension OutboxStore {
     /// restart). A digest's fix is the day's last, no arrival: left out.
     package func latestNotedFix(device: String) async throws(OutboxError) -> FixRecord? {
         try await readSkipping { db, unreadable in
-            try Self.readableRecords(FixRecord.filter(Column("device") == device)
+            try Self.readableRecords(FixRecord.filter(Column("device") == device && Column("importRun") == nil)
                 .filter(sql: """
                     EXISTS (SELECT 1 FROM note WHERE note.fixId = fix.id
                             AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id))

@@ -320,6 +320,26 @@ final class HistoryImportTests: XCTestCase {
         }
     }
 
+    /// The receiver's (device, time) index holds the points phones sent, not imported ones (a
+    /// third index on an imported point's time cost the import a quarter of its CPU): its lookup
+    /// still uses it, and a device known only from an import is still a device.
+    func testImportedPointsStayOutOfTheReceiversDeviceIndex() throws {
+        let home = try EnlogHome()
+        let devices = try home.directory.file("devices.csv", contents: "time,lat,lon,deviceid\n\(Self.start),52.6,13.5,phone\n\(Self.start + 60),52.6,13.5,phone\n")
+        let result = try home.run("import", devices.path)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        try DatabaseQueue(path: home.database).read { db in
+            let indexed = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'fix_on_device_timestamp'") ?? ""
+            XCTAssertTrue(indexed.contains("importRun IS NULL"), indexed)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM fix INDEXED BY fix_on_device_timestamp WHERE device = 'phone' AND importRun IS NULL"), 0)
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT 1 FROM fix WHERE device = 'phone' AND timestamp = '2026-01-01 00:00:00.000' AND importRun IS NULL LIMIT 1")
+                .map { $0["detail"] as String }.joined(separator: "; ")
+            XCTAssertTrue(plan.contains("fix_on_device_timestamp"), plan)
+        }
+        let timeline = try home.run("timeline", "--device", "phone")
+        XCTAssertNotEqual(timeline.status, 2, "a device known from an import is a device: \(timeline.standardError)")
+    }
+
     /// On a terminal (util-linux `script` gives it one) a progress line is drawn on standard
     /// error and redrawn in place; on a pipe there is none.
     func testAProgressLineOnATerminalAndNoneOnAPipe() throws {
