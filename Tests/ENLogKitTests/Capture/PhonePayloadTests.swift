@@ -42,6 +42,35 @@ final class PhonePayloadTests: XCTestCase {
         XCTAssertEqual(try PhonePayload.parse(.traccar, PhoneMessage(body: fixture("traccar-push-token.txt"))).fixes, [])
     }
 
+    /// Every kind of JSON value becomes its own `PhoneJSON`: true and false are no numbers, 1 and
+    /// 0 no booleans, nested containers and strings with escapes come through whole.
+    func testJSONValuesKeepTheirKinds() throws {
+        let text = #"{"t":true,"f":false,"one":1,"zero":0,"x":-2.5e3,"n":null,"s":"caf\u00e9 \"q\"","a":[1,[true,null],{"k":"v"}],"o":{}}"#
+        let decoded = try PhoneJSON.decode(Array(text.utf8), .owntracks)
+        XCTAssertEqual(decoded, .object([
+            "t": .bool(true), "f": .bool(false), "one": .number(1), "zero": .number(0), "x": .number(-2500), "n": .null,
+            "s": .string("café \"q\""), "a": .array([.number(1), .array([.bool(true), .null]), .object(["k": .string("v")])]),
+            "o": .object([:]),
+        ]))
+        XCTAssertEqual(try PhoneJSON.decode(Array("[\"x\", 2]".utf8), .owntracks), .array([.string("x"), .number(2)]))
+        XCTAssertEqual(try PhoneJSON.decode(Array("false".utf8), .owntracks), .bool(false))
+    }
+
+    /// Numbers and times given as text may have spaces around them (ASCII or not); without, they
+    /// are read as they are.
+    func testSpacesAroundTextValuesAreTrimmed() throws {
+        for (query, time) in [("lat=%201.5&lon=2%09&timestamp=%C2%A01795000000%E2%80%83", 1_795_000_000.0),
+                              ("lat=1.5&lon=2&time=%202026-11-18T11:06:40Z%20", 1_795_000_000.0),
+                              ("lat=1.5&lon=2&timestamp=1795000000", 1_795_000_000.0)] {
+            let fix = try XCTUnwrap(PhonePayload.parse(.gpslogger, PhoneMessage(query: query)).fixes.first, query)
+            XCTAssertEqual(fix.latitude, 1.5, query)
+            XCTAssertEqual(fix.longitude, 2, query)
+            XCTAssertEqual(fix.timestamp.timeIntervalSince1970, time, query)
+        }
+        XCTAssertEqual(PhoneValues.trimmed("\u{2003}x\u{00A0}"), "x")
+        XCTAssertEqual(PhoneValues.trimmed("a b"), "a b")
+    }
+
     func testEveryValueOutOfRangeIsRefusedWithItsName() {
         let cases: [(PhoneProtocol, PhoneMessage, String)] = [
             (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":91,"lon":0,"tst":1795000000}"#.utf8)), "latitude 91"),
