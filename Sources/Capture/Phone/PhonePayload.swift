@@ -125,19 +125,17 @@ package enum PhonePayload {
     /// `trip` are not points of the batch and are ignored.
     static func overland(_ message: PhoneMessage) throws(PhonePayloadError) -> PhonePoints {
         let app = PhoneProtocol.overland
-        guard case .object(let root) = try PhoneJSON.decode(message.body, app),
-              case .array(let locations)? = root["locations"] else {
+        guard let locations = try OverlandBatch.read(message.body).locations else {
             throw .notExpectedShape(app, detail: "the body has no \"locations\" array")
         }
         var points = PhonePoints()
         for location in locations {
-            guard case .object(let feature) = location else { throw .notExpectedShape(app, detail: "a location that is not an object") }
-            guard case .object(let geometry)? = feature["geometry"], geometry["type"]?.string == "Point" else { continue }
-            guard case .array(let coordinates)? = geometry["coordinates"], coordinates.count >= 2 else {
+            guard location.isObject else { throw .notExpectedShape(app, detail: "a location that is not an object") }
+            guard location.geometryIsObject, location.geometryType?.string == "Point" else { continue }
+            guard let coordinates = location.coordinates, coordinates.count >= 2 else {
                 throw .missing(app, field: "geometry.coordinates [lon, lat]")
             }
-            var properties: [String: PhoneJSON] = [:]
-            if case .object(let given)? = feature["properties"] { properties = given }
+            var properties = location.properties
             properties["enlog.lon"] = coordinates[0]
             properties["enlog.lat"] = coordinates[1]
             if properties["altitude"] == nil, coordinates.count > 2 { properties["altitude"] = coordinates[2] }

@@ -71,6 +71,32 @@ final class PhonePayloadTests: XCTestCase {
         XCTAssertEqual(PhoneValues.trimmed("a b"), "a b")
     }
 
+    /// An Overland batch read by yajl as a stream gives the values the whole document read
+    /// through `PhoneJSON` gives (the reading where yajl is missing), for strange batches too.
+    func testOverlandBatchReadAsAStreamIsTheDocumentsReading() throws {
+        XCTAssertTrue(OverlandBatch.yajlLoads)
+        let bodies = [
+            String(decoding: try fixture("overland-batch.json"), as: UTF8.self),
+            #"{"locations":[]}"#, #"{"locations":{}}"#, #"{"locations":null}"#, "[1,2]", "7", #"{"other":[{"type":"Feature"}]}"#,
+            #"{"locations":[1,"x",null,[],{}]}"#,
+            #"{"locations":[{"geometry":{"type":"Point","coordinates":[1,2,3,[4],{"a":1}]},"properties":{"timestamp":"2026-11-18T11:06:40Z","altitude":null,"speed":"1.5","course":[1],"horizontal_accuracy":{"x":[1]},"device_id":"d","motion":["walking"],"battery_level":0.5}}]}"#,
+            #"{"locations":[{"geometry":[1],"properties":[1]},{"geometry":{"type":["Point"],"coordinates":"1,2"}},{"geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]}},{"geometry":null,"properties":"p"}]}"#,
+            #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1.5,-2.25e1]},"properties":{"timestamp":1795000000,"device_id":7}}],"current":{"geometry":{"type":"Point","coordinates":[9,9]}},"trip":{}}"#,
+            #"{"a":{"locations":[{}]},"locations":[{"properties":{"timestamp":true,"speed":"caf\u00e9"}}],"b":[{"locations":1}]}"#,
+            "\u{FEFF}{\"locations\":[{\"geometry\":{\"coordinates\":[0.1,0.2],\"type\":\"Point\"}}]}",
+        ]
+        for body in bodies {
+            let streamed = try OverlandBatch.streamed(Array(body.utf8))
+            XCTAssertEqual(streamed, OverlandBatch(try PhoneJSON.decode(Array(body.utf8), .overland)), body)
+        }
+        XCTAssertEqual(try OverlandBatch.streamed(Array(bodies[10].utf8)).locations?.first?.coordinates, [.number(1.5), .number(-22.5)])
+        for bad in ["", "{", #"{"locations": ["#, "[1,2] x", #"{"locations":[{"a":"\u00"}]}"#] {
+            XCTAssertThrowsError(try OverlandBatch.streamed(Array(bad.utf8)), bad) { error in
+                guard case .notJSON(.overland, _)? = error as? PhonePayloadError else { return XCTFail("\(error)") }
+            }
+        }
+    }
+
     func testEveryValueOutOfRangeIsRefusedWithItsName() {
         let cases: [(PhoneProtocol, PhoneMessage, String)] = [
             (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":91,"lon":0,"tst":1795000000}"#.utf8)), "latitude 91"),
