@@ -134,18 +134,31 @@ def baseline(points, batch, devices):
     return int(out[0]), float(out[2]), float(out[3]), float(out[4])
 
 
+async def listening(port):
+    """Returns once the receiver on `port` takes connections (at most a minute)."""
+    for _ in range(600):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            await asyncio.sleep(0.1)
+
+
+def stopped(server):
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
 async def main():
     overland = {f"batch{i}": add_device(f"batch{i}") for i in range(batch_phones)}
     owntracks = {f"single{i:03d}": add_device(f"single{i:03d}") for i in range(phones)}
     port = free_port()
     server = subprocess.Popen([enlog, "serve", "--listen", f"127.0.0.1:{port}"], env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
     try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                await asyncio.sleep(0.1)
+        await listening(port)
         rss, stop = RSS(server.pid), asyncio.Event()
         sampler = asyncio.create_task(rss.run(stop))
         print(f"enlog serve: {batch_phones} Overland phones (batches of 200, back to back), then {phones} OwnTracks phones "
@@ -190,11 +203,7 @@ async def main():
         stop.set()
         await sampler
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stopped(server)
 
 
 async def recorder_phase(recorder, phones):
@@ -208,12 +217,7 @@ async def recorder_phase(recorder, phones):
     server = subprocess.Popen([recorder, "--storage", storage, "--doc-root", storage, "--http-host", "127.0.0.1", "--http-port", str(port),
                                "--norevgeo", "--quiet"], stdout=subprocess.DEVNULL, stderr=open(f"{work}/recorder.log", "w"))
     try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                await asyncio.sleep(0.1)
+        await listening(port)
         rss, stop = RSS(server.pid), asyncio.Event()
         sampler = asyncio.create_task(rss.run(stop))
         results = []
@@ -236,11 +240,7 @@ async def recorder_phase(recorder, phones):
               f"p50 {percentile(latencies, .5):.1f} ms, p99 {percentile(latencies, .99):.1f} ms")
         print(f"  {rss.summary(0)}")
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stopped(server)
 
 
 asyncio.run(main())
