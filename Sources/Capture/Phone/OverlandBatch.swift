@@ -151,13 +151,20 @@ final class OverlandBatchReader: JSONEventHandler {
     func end(_ path: JSONPath, array: Bool) throws(HistoryFileError) {}
 
     func scalar(_ path: JSONPath, _ value: JSONScalar) throws(HistoryFileError) {
+        if value.kind == .number {
+            // yajl has checked the number's grammar, not its size; Double's reading is exact, as
+            // Foundation's is, and a number past Double's range is refused, as Foundation refuses it.
+            guard let number = Double(value.string), number.isFinite else {
+                throw HistoryFileError("the number \(value.string.prefix(40)) is out of range")
+            }
+            return place(path, .number(number), container: false)
+        }
         place(path, Self.json(value), container: false)
     }
 
     private static func json(_ value: JSONScalar) -> PhoneJSON {
         switch value.kind {
         case .string: return .string(value.string)
-        // yajl has checked the number's grammar; Double's reading is exact, as Foundation's is.
         case .number: return Double(value.string).map(PhoneJSON.number) ?? .null
         case .bool: return .bool(value.bool)
         case .null: return .null

@@ -90,7 +90,7 @@ final class PhonePayloadTests: XCTestCase {
             XCTAssertEqual(streamed, OverlandBatch(try PhoneJSON.decode(Array(body.utf8), .overland)), body)
         }
         XCTAssertEqual(try OverlandBatch.streamed(Array(bodies[10].utf8)).locations?.first?.coordinates, [.number(1.5), .number(-22.5)])
-        for bad in ["", "{", #"{"locations": ["#, "[1,2] x", #"{"locations":[{"a":"\u00"}]}"#] {
+        for bad in ["", "{", #"{"locations": ["#, "[1,2] x", #"{"locations":[{"a":"\u00"}]}"#, #"{"locations":[{"geometry":{"coordinates":[1e400,2]}}]}"#] {
             XCTAssertThrowsError(try OverlandBatch.streamed(Array(bad.utf8)), bad) { error in
                 guard case .notJSON(.overland, _)? = error as? PhonePayloadError else { return XCTFail("\(error)") }
             }
