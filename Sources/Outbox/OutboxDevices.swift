@@ -107,7 +107,7 @@ extension OutboxStore {
         guard !fixes.isEmpty else { return PhoneStoreResult() }
         return try await write { db in
             let connection = db.sqliteConnection
-            let existing = try RawStatement(connection, "SELECT 1 FROM fix WHERE device = ?1 AND timestamp = ?2 LIMIT 1")
+            let existing = try RawStatement(connection, "SELECT 1 FROM fix WHERE device = ?1 AND timestamp = ?2 AND importRun IS NULL LIMIT 1")
             let insert = try RawStatement(connection, """
                 INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
