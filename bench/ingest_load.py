@@ -68,12 +68,19 @@ async def request(reader, writer, head, body):
             break
         if line.lower().startswith(b"content-length:"):
             length = int(line.split(b":")[1])
-    await reader.readexactly(length)
+        if line.lower().replace(b" ", b"").startswith(b"transfer-encoding:chunked"):
+            length = -1
+    if length >= 0:
+        await reader.readexactly(length)
+    else:   # chunked (OwnTracks Recorder's replies)
+        while (size := int((await reader.readline()).split(b";")[0], 16)) > 0:
+            await reader.readexactly(size + 2)
+        await reader.readline()
     return int(status_line.split()[1])
 
 
-def post(path, host, authorization, body):
-    return (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\n"
+def post(path, host, authorization, body, extra=""):
+    return (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\n{extra}"
             f"Content-Length: {len(body)}\r\n\r\n").encode(), body
 
 
@@ -93,7 +100,7 @@ async def overland_phone(port, name, secret, deadline, base_ms, results):
     writer.close()
 
 
-async def owntracks_phone(port, name, secret, deadline, base_s, offset, results):
+async def owntracks_phone(port, name, secret, deadline, base_s, offset, results, path="/owntracks", extra=""):
     await asyncio.sleep(offset)   # phones spread over the interval, as real ones are
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     authorization = "Basic " + base64.b64encode(f"{name}:{secret}".encode()).decode()
@@ -101,7 +108,7 @@ async def owntracks_phone(port, name, secret, deadline, base_s, offset, results)
     while next_send < deadline:
         body = json.dumps({"_type": "location", "lat": 48.8584 + sent % 1000 * 1e-5, "lon": 2.2945, "tst": base_s + sent,
                            "acc": 10, "alt": 35, "vel": 4, "cog": 90, "batt": 80, "tid": name[-2:], "topic": f"owntracks/{name}/phone"}).encode()
-        head, body = post("/owntracks", f"127.0.0.1:{port}", authorization, body)
+        head, body = post(path, f"127.0.0.1:{port}", authorization, body, extra.format(name=name))
         start = time.perf_counter()
         status = await request(reader, writer, head, body)
         results.append(((time.perf_counter() - start) * 1000, status, 1))
@@ -127,18 +134,31 @@ def baseline(points, batch, devices):
     return int(out[0]), float(out[2]), float(out[3]), float(out[4])
 
 
+async def listening(port):
+    """Returns once the receiver on `port` takes connections (at most a minute)."""
+    for _ in range(600):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            await asyncio.sleep(0.1)
+
+
+def stopped(server):
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
 async def main():
     overland = {f"batch{i}": add_device(f"batch{i}") for i in range(batch_phones)}
     owntracks = {f"single{i:03d}": add_device(f"single{i:03d}") for i in range(phones)}
     port = free_port()
     server = subprocess.Popen([enlog, "serve", "--listen", f"127.0.0.1:{port}"], env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
     try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                await asyncio.sleep(0.1)
+        await listening(port)
         rss, stop = RSS(server.pid), asyncio.Event()
         sampler = asyncio.create_task(rss.run(stop))
         print(f"enlog serve: {batch_phones} Overland phones (batches of 200, back to back), then {phones} OwnTracks phones "
@@ -183,11 +203,46 @@ async def main():
         stop.set()
         await sampler
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stopped(server)
+
+
+async def recorder_phase(recorder, phones):
+    """The single-point phase again against OwnTracks Recorder (built from source, WITH_MQTT=no):
+    its HTTP mode, POST /pub with the user and device in X-Limit-U/X-Limit-D. Recorder appends each
+    point to a .rec file without fsync, so its reply does not mean the point is durable."""
+    storage = f"{work}/recorder"
+    os.makedirs(storage)
+    subprocess.run([recorder, "--storage", storage, "--initialize"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port = free_port()
+    server = subprocess.Popen([recorder, "--storage", storage, "--doc-root", storage, "--http-host", "127.0.0.1", "--http-port", str(port),
+                               "--norevgeo", "--quiet"], stdout=subprocess.DEVNULL, stderr=open(f"{work}/recorder.log", "w"))
+    try:
+        await listening(port)
+        rss, stop = RSS(server.pid), asyncio.Event()
+        sampler = asyncio.create_task(rss.run(stop))
+        results = []
+        deadline, began = time.monotonic() + seconds, time.perf_counter()
+        await asyncio.gather(*(owntracks_phone(port, name, "", deadline, 1764201600 + i * 10**6, i * interval / len(phones), results,
+                                               path="/pub", extra="X-Limit-U: {name}\r\nX-Limit-D: phone\r\n")
+                               for i, name in enumerate(phones)))
+        elapsed = time.perf_counter() - began
+        latencies = [ms for ms, status, _ in results if status == 200]
+        failed = sum(1 for _, status, _ in results if status != 200)
+        stop.set()
+        await sampler
+        lines = 0
+        for folder, _, files in os.walk(f"{storage}/rec"):
+            for file in files:
+                with open(os.path.join(folder, file)) as rec:
+                    lines += sum(1 for _ in rec)
+        print(f"OwnTracks Recorder, the same single points (POST /pub; appended without fsync, not durable at the reply): "
+              f"{len(latencies)} acknowledged ({failed} not 200), {lines} in its .rec files, {len(latencies) / elapsed:.0f} points/s; "
+              f"p50 {percentile(latencies, .5):.1f} ms, p99 {percentile(latencies, .99):.1f} ms")
+        print(f"  {rss.summary(0)}")
+    finally:
+        stopped(server)
 
 
 asyncio.run(main())
+if os.environ.get("OT_RECORDER"):
+    asyncio.run(recorder_phase(os.environ["OT_RECORDER"], [f"single{i:03d}" for i in range(phones)]))

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Support
 import EvernoteAPI
 import Configuration
@@ -128,27 +129,48 @@ extension OutboxStore {
     /// outbox syncs in full) before this returns: a point is acknowledged to the phone only after.
     /// A point whose millisecond the history has from the same device already is skipped, so a
     /// batch sent again (the app never saw the reply) adds nothing.
+    ///
+    /// Bound and stepped through SQLite's C API (`RawStatement`), the device's name and each
+    /// time bound without a copy: GRDB's arguments, a `DatabaseValue` array per statement, were
+    /// most of the transaction's CPU for an Overland batch.
     package func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
         guard !fixes.isEmpty else { return PhoneStoreResult() }
         return try await write { db in
-            var result = PhoneStoreResult()
-            let existing = try db.cachedStatement(sql: "SELECT 1 FROM fix WHERE device = ? AND timestamp = ? AND importRun IS NULL LIMIT 1")
-            let insert = try db.cachedStatement(sql: """
+            let connection = db.sqliteConnection
+            let existing = try RawStatement(connection, "SELECT 1 FROM fix WHERE device = ?1 AND timestamp = ?2 AND importRun IS NULL LIMIT 1")
+            let insert = try RawStatement(connection, """
                 INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                 """)
-            let created = StorageTime.text(now)
-            for fix in fixes {
-                let time = StorageTime.text(fix.timestamp)
-                if try Bool.fetchOne(existing, arguments: [device, time]) == true {
-                    result.alreadyThere += 1
-                    result.addedFixIds.append(nil)
-                    continue
+            let time = UnsafeMutablePointer<UInt8>.allocate(capacity: StorageTime.length)
+            defer { time.deallocate() }
+            var result = PhoneStoreResult()
+            result.addedFixIds.reserveCapacity(fixes.count)
+            try insert.bind(9, StorageTime.text(now))
+            var name = device
+            try name.withUTF8 { name in
+                try existing.bindUnchanged(1, name.baseAddress, count: name.count)
+                try insert.bindUnchanged(10, name.baseAddress, count: name.count)
+                for fix in fixes {
+                    StorageTime.write(fix.timestamp, into: time)
+                    try existing.bindUnchanged(2, time, count: StorageTime.length)
+                    if try existing.stepFindsRow() {
+                        result.alreadyThere += 1
+                        result.addedFixIds.append(nil)
+                        continue
+                    }
+                    try insert.bind(1, fix.latitude)
+                    try insert.bind(2, fix.longitude)
+                    try insert.bind(3, fix.altitude)
+                    try insert.bind(4, fix.horizontalAccuracy)
+                    try insert.bind(5, fix.speed)
+                    try insert.bind(6, fix.course)
+                    try insert.bindUnchanged(7, time, count: StorageTime.length)
+                    try insert.bind(8, fix.source.rawValue)
+                    try insert.execute()
+                    result.added += 1
+                    result.addedFixIds.append(sqlite3_last_insert_rowid(connection))
                 }
-                try insert.execute(arguments: [fix.latitude, fix.longitude, fix.altitude, fix.horizontalAccuracy, fix.speed, fix.course,
-                                               time, fix.source.rawValue, created, device])
-                result.added += 1
-                result.addedFixIds.append(db.lastInsertedRowID)
             }
             return result
         }

@@ -90,10 +90,10 @@ package struct PhoneServer: Sendable {
                 try pipeline.addHandler(IdleStateHandler(allTimeout: settings.idleTimeout))
                 try pipeline.addHandler(IdleCloser())
                 let clock = RequestClock(timeout: settings.idleTimeout)
-                try pipeline.addHandler(RequestStart(clock))
+                try pipeline.addHandler(clock.startWatch())
                 try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true,
                                                          withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-                try pipeline.addHandler(RequestEnd(clock))
+                try pipeline.addHandler(clock.stopWatch())
                 try pipeline.addHandler(NIOHTTPServerRequestAggregator(maxContentLength: settings.maxBody))
                 return try NIOAsyncChannel<NIOHTTPServerRequestFull, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
             }
@@ -233,9 +233,9 @@ final class IdleCloser: ChannelInboundHandler, Sendable {
 }
 
 /// A request must be whole within `timeout` of its first byte: a client that trickles its
-/// headers or body (each byte resetting the idle timer) is closed all the same. `RequestStart`
-/// (before the HTTP decoder) starts the clock at a request's first bytes, `RequestEnd` (after
-/// it) stops it when the request is whole.
+/// headers or body (each byte resetting the idle timer) is closed all the same. One
+/// `RequestClock.Watch` before the HTTP decoder starts the clock at a request's first bytes,
+/// another after it stops the clock when the request is whole.
 final class RequestClock {
     let timeout: TimeAmount
     var deadline: Scheduled<Void>?
@@ -252,35 +252,40 @@ final class RequestClock {
         deadline?.cancel()
         deadline = nil
     }
-}
 
-final class RequestStart: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    let clock: RequestClock
+    /// Passes what it reads on, after showing it to the clock: raw bytes before the decoder,
+    /// request parts after it. A closed connection stops the clock.
+    final class Watch<Part>: ChannelInboundHandler {
+        typealias InboundIn = Part
+        typealias InboundOut = Part
+        let clock: RequestClock
+        let read: (RequestClock, ChannelHandlerContext, Part) -> Void
 
-    init(_ clock: RequestClock) { self.clock = clock }
+        init(_ clock: RequestClock, read: @escaping (RequestClock, ChannelHandlerContext, Part) -> Void) {
+            self.clock = clock
+            self.read = read
+        }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        clock.start(context)
-        context.fireChannelRead(data)
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            read(clock, context, unwrapInboundIn(data))
+            context.fireChannelRead(data)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            clock.stop()
+            context.fireChannelInactive()
+        }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        clock.stop()
-        context.fireChannelInactive()
+    /// Before the HTTP decoder: a request's first bytes start the clock.
+    func startWatch() -> Watch<ByteBuffer> {
+        Watch(self) { clock, context, _ in clock.start(context) }
     }
-}
 
-final class RequestEnd: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    let clock: RequestClock
-
-    init(_ clock: RequestClock) { self.clock = clock }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) { clock.stop() }
-        context.fireChannelRead(data)
+    /// After the HTTP decoder: the request's end stops the clock.
+    func stopWatch() -> Watch<HTTPServerRequestPart> {
+        Watch(self) { clock, _, part in
+            if case .end = part { clock.stop() }
+        }
     }
 }

@@ -42,6 +42,61 @@ final class PhonePayloadTests: XCTestCase {
         XCTAssertEqual(try PhonePayload.parse(.traccar, PhoneMessage(body: fixture("traccar-push-token.txt"))).fixes, [])
     }
 
+    /// Every kind of JSON value becomes its own `PhoneJSON`: true and false are no numbers, 1 and
+    /// 0 no booleans, nested containers and strings with escapes come through whole.
+    func testJSONValuesKeepTheirKinds() throws {
+        let text = #"{"t":true,"f":false,"one":1,"zero":0,"x":-2.5e3,"n":null,"s":"caf\u00e9 \"q\"","a":[1,[true,null],{"k":"v"}],"o":{}}"#
+        let decoded = try PhoneJSON.decode(Array(text.utf8), .owntracks)
+        XCTAssertEqual(decoded, .object([
+            "t": .bool(true), "f": .bool(false), "one": .number(1), "zero": .number(0), "x": .number(-2500), "n": .null,
+            "s": .string("café \"q\""), "a": .array([.number(1), .array([.bool(true), .null]), .object(["k": .string("v")])]),
+            "o": .object([:]),
+        ]))
+        XCTAssertEqual(try PhoneJSON.decode(Array("[\"x\", 2]".utf8), .owntracks), .array([.string("x"), .number(2)]))
+        XCTAssertEqual(try PhoneJSON.decode(Array("false".utf8), .owntracks), .bool(false))
+    }
+
+    /// Numbers and times given as text may have spaces around them (ASCII or not); without, they
+    /// are read as they are.
+    func testSpacesAroundTextValuesAreTrimmed() throws {
+        for (query, time) in [("lat=%201.5&lon=2%09&timestamp=%C2%A01795000000%E2%80%83", 1_795_000_000.0),
+                              ("lat=1.5&lon=2&time=%202026-11-18T11:06:40Z%20", 1_795_000_000.0),
+                              ("lat=1.5&lon=2&timestamp=1795000000", 1_795_000_000.0)] {
+            let fix = try XCTUnwrap(PhonePayload.parse(.gpslogger, PhoneMessage(query: query)).fixes.first, query)
+            XCTAssertEqual(fix.latitude, 1.5, query)
+            XCTAssertEqual(fix.longitude, 2, query)
+            XCTAssertEqual(fix.timestamp.timeIntervalSince1970, time, query)
+        }
+        XCTAssertEqual(PhoneValues.trimmed("\u{2003}x\u{00A0}"), "x")
+        XCTAssertEqual(PhoneValues.trimmed("a b"), "a b")
+    }
+
+    /// An Overland batch read by yajl as a stream gives the values the whole document read
+    /// through `PhoneJSON` gives (the reading where yajl is missing), for strange batches too.
+    func testOverlandBatchReadAsAStreamIsTheDocumentsReading() throws {
+        XCTAssertTrue(OverlandBatch.yajlLoads)
+        let bodies = [
+            String(decoding: try fixture("overland-batch.json"), as: UTF8.self),
+            #"{"locations":[]}"#, #"{"locations":{}}"#, #"{"locations":null}"#, "[1,2]", "7", #"{"other":[{"type":"Feature"}]}"#,
+            #"{"locations":[1,"x",null,[],{}]}"#,
+            #"{"locations":[{"geometry":{"type":"Point","coordinates":[1,2,3,[4],{"a":1}]},"properties":{"timestamp":"2026-11-18T11:06:40Z","altitude":null,"speed":"1.5","course":[1],"horizontal_accuracy":{"x":[1]},"device_id":"d","motion":["walking"],"battery_level":0.5}}]}"#,
+            #"{"locations":[{"geometry":[1],"properties":[1]},{"geometry":{"type":["Point"],"coordinates":"1,2"}},{"geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]}},{"geometry":null,"properties":"p"}]}"#,
+            #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1.5,-2.25e1]},"properties":{"timestamp":1795000000,"device_id":7}}],"current":{"geometry":{"type":"Point","coordinates":[9,9]}},"trip":{}}"#,
+            #"{"a":{"locations":[{}]},"locations":[{"properties":{"timestamp":true,"speed":"caf\u00e9"}}],"b":[{"locations":1}]}"#,
+            "\u{FEFF}{\"locations\":[{\"geometry\":{\"coordinates\":[0.1,0.2],\"type\":\"Point\"}}]}",
+        ]
+        for body in bodies {
+            let streamed = try OverlandBatch.streamed(Array(body.utf8))
+            XCTAssertEqual(streamed, OverlandBatch(try PhoneJSON.decode(Array(body.utf8), .overland)), body)
+        }
+        XCTAssertEqual(try OverlandBatch.streamed(Array(bodies[10].utf8)).locations?.first?.coordinates, [.number(1.5), .number(-22.5)])
+        for bad in ["", "{", #"{"locations": ["#, "[1,2] x", #"{"locations":[{"a":"\u00"}]}"#, #"{"locations":[{"geometry":{"coordinates":[1e400,2]}}]}"#] {
+            XCTAssertThrowsError(try OverlandBatch.streamed(Array(bad.utf8)), bad) { error in
+                guard case .notJSON(.overland, _)? = error as? PhonePayloadError else { return XCTFail("\(error)") }
+            }
+        }
+    }
+
     func testEveryValueOutOfRangeIsRefusedWithItsName() {
         let cases: [(PhoneProtocol, PhoneMessage, String)] = [
             (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":91,"lon":0,"tst":1795000000}"#.utf8)), "latitude 91"),
