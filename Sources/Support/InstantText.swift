@@ -7,6 +7,7 @@ import Foundation
 package enum InstantText {
     /// - Parameter milliseconds: add `.mmm` when the instant has any (track files keep them).
     package static func string(_ date: Date, milliseconds: Bool = false) -> String {
+        if let beyond = beyondTheCalendar(date) { return beyond }
         let total = Int64((date.timeIntervalSince1970 * 1000).rounded(milliseconds ? .toNearestOrAwayFromZero : .down))
         let days = floorDivision(total, 86_400_000)
         let ofDay = total - days * 86_400_000
@@ -19,9 +20,23 @@ package enum InstantText {
     /// (`dateSeparator` "/"), or ISO 8601's `2026-11-22T09:00:05` (`dateSeparator` "-", `between` "T").
     /// Seconds are cut, not rounded, as clocks show them.
     package static func localTime(_ date: Date, offsetSeconds: Int, dateSeparator: String, between: String) -> String {
+        if let beyond = beyondTheCalendar(date) { return beyond }
         let total = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offsetSeconds)
         let days = floorDivision(total, 86_400)
         return dateAndTime(days: days, secondsOfDay: total - days * 86_400, dateSeparator: dateSeparator, between: between)
+    }
+
+    /// The calendar arithmetic's reach: about 3 million years either side of 1970, far inside
+    /// Int64's milliseconds (and any offset added), and far beyond any instant a fix may hold.
+    static let calendarSeconds = 1e14
+
+    /// An instant past `calendarSeconds` (or infinite, or NaN) as its seconds since the epoch:
+    /// only a refused value from outside is one (a phone's time of 1e300), and the error that
+    /// refuses it prints it; its milliseconds as an Int64 trapped.
+    private static func beyondTheCalendar(_ date: Date) -> String? {
+        let seconds = date.timeIntervalSince1970
+        guard !(seconds.magnitude < calendarSeconds) else { return nil }
+        return "\(seconds) s since 1970-01-01T00:00:00Z"
     }
 
     /// `yyyy-MM-dd` (with `dateSeparator`), `between`, `HH:mm:ss`: the text both printers share.

@@ -115,4 +115,26 @@ final class PhonePayloadTests: XCTestCase {
             }
         }
     }
+
+    /// Fuzzing (issue 33): a time no calendar holds (1e300 seconds, as a JSON number or in a form)
+    /// is refused like any other time outside `Fix.Limits.time`, with a one-line message; printing
+    /// it for that message trapped (Int64 of its milliseconds) and took `enlog serve` down.
+    func testATimePastAnyCalendarIsRefusedWithOneLine() {
+        let cases: [(PhoneProtocol, PhoneMessage)] = [
+            (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":1,"lon":2,"tst":1e300}"#.utf8))),
+            (.owntracks, PhoneMessage(body: Array(#"{"_type":"location","lat":1,"lon":2,"tst":-1e300}"#.utf8))),
+            (.overland, PhoneMessage(body: Array(#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":1e300}}]}"#.utf8))),
+            (.gpslogger, PhoneMessage(query: "lat=1&lon=2&timestamp=1e300")),
+            (.traccar, PhoneMessage(query: "id=x&lat=1&lon=2&timestamp=-9e18")),
+            (.traccar, PhoneMessage(contentType: "application/json",
+                                    body: Array(#"{"location":{"timestamp":1e300,"coords":{"latitude":1,"longitude":2}}}"#.utf8))),
+        ]
+        for (app, message) in cases {
+            XCTAssertThrowsError(try PhonePayload.parse(app, message), "\(app) \(message)") { error in
+                let reason = (error as? PhonePayloadError)?.reason ?? ""
+                XCTAssertTrue(reason.contains("time ") && reason.contains("outside"), "\(error) should name the time")
+                XCTAssertFalse(reason.contains(where: \.isNewline))
+            }
+        }
+    }
 }

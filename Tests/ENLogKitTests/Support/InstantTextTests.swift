@@ -37,4 +37,18 @@ final class InstantTextTests: XCTestCase {
             XCTAssertEqual(TrackTime.parse(expected), date, "read back")
         }
     }
+
+    /// An instant no calendar arithmetic in Int64 holds (a phone's time of 1e300 seconds, an
+    /// infinity, NaN) still prints, as seconds since the epoch, for the error that refuses it:
+    /// its milliseconds as an Int64 trapped (found by fuzzing the phone payloads).
+    func testAnInstantPastAnyCalendarPrintsAsSeconds() {
+        XCTAssertEqual(InstantText.string(Date(timeIntervalSince1970: 1e300)), "1e+300 s since 1970-01-01T00:00:00Z")
+        XCTAssertEqual(InstantText.string(Date(timeIntervalSince1970: -1e300), milliseconds: true), "-1e+300 s since 1970-01-01T00:00:00Z")
+        XCTAssertEqual(InstantText.string(Date(timeIntervalSince1970: .infinity)), "inf s since 1970-01-01T00:00:00Z")
+        XCTAssertEqual(InstantText.string(Date(timeIntervalSince1970: .nan)), "nan s since 1970-01-01T00:00:00Z")
+        XCTAssertEqual(InstantText.localTime(Date(timeIntervalSince1970: 9.3e18), offsetSeconds: 3600, dateSeparator: "/", between: " "),
+                       "9.3e+18 s since 1970-01-01T00:00:00Z")
+        // The largest instant still written as a date, and the calendar's arithmetic at it.
+        XCTAssertEqual(InstantText.string(Date(timeIntervalSince1970: 99_999_999_999_999)), "3170843-11-07T09:46:39Z")
+    }
 }
