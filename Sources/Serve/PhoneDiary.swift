@@ -36,7 +36,7 @@ package final class PhoneDiary: Sendable {
 
         package init(account: @escaping @Sendable () -> EvernoteAccount?, report: @escaping @Sendable (WatchReport) -> Void,
                      networkChanges: @escaping @Sendable () throws(NetworkEvents.Failure) -> AsyncStream<NetworkEvents.Change> = NetworkEvents.subscribe,
-                     networkDebounce: Duration = .milliseconds(250), now: @escaping @Sendable () -> Date = { Date() }) {
+                     networkDebounce: Duration = Watcher.networkSettleTime, now: @escaping @Sendable () -> Date = { Date() }) {
             self.account = account
             self.report = report
             self.networkChanges = networkChanges
@@ -61,11 +61,12 @@ package final class PhoneDiary: Sendable {
     package init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         self.feed = feed
+        // The digests' day zone, read once: nil when `watch.digest` is off.
+        let digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
         loop = Task {
-            var state = State(outbox: outbox, context: context, dependencies: dependencies)
+            var state = State(outbox: outbox, context: context, dependencies: dependencies, digestZone: digestZone)
             for await input in inputs { await state.handle(input) }
         }
-        let digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
         network = Task {
             let changes: AsyncStream<NetworkEvents.Change>
             do throws(NetworkEvents.Failure) {
@@ -130,11 +131,11 @@ package final class PhoneDiary: Sendable {
         /// notes left queued by an earlier run go up without waiting for a new one.
         var nextSync: Date? = .distantPast
 
-        init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
+        init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies, digestZone: TimeZone?) {
             self.outbox = outbox
             self.context = context
             self.dependencies = dependencies
-            digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
+            self.digestZone = digestZone
         }
 
         var report: @Sendable (WatchReport) -> Void { dependencies.report }

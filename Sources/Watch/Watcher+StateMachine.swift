@@ -44,7 +44,7 @@ struct WatchStateMachine: Sendable {
     ///   - lastNoted: the fix of the last note logged, whoever logged it: distance is measured
     ///     from it, so a restart does not log the place it stopped at again.
     ///   - lastTracked: the last fix in the history: the track goes on from it.
-    init(settings: Settings, backoff: Watcher.SyncBackoff = Watcher.SyncBackoff(), debounce: Duration = .milliseconds(250),
+    init(settings: Settings, backoff: Watcher.SyncBackoff = Watcher.SyncBackoff(), debounce: Duration = Watcher.networkSettleTime,
          lastNoted: Fix? = nil, lastTracked: Fix? = nil) {
         self.settings = settings
         self.backoff = backoff

@@ -58,8 +58,10 @@ package struct Watcher: Sendable {
     let dependencies: Dependencies
     var syncBackoff = SyncBackoff()
     /// How long network changes must settle before reachability is checked (a link coming up
-    /// sends a burst: link, address, route; one check after the burst is enough).
-    var debounce: Duration = .milliseconds(250)
+    /// sends a burst: link, address, route; one check after the burst is enough): `watch`'s and
+    /// `serve`'s.
+    package static let networkSettleTime: Duration = .milliseconds(250)
+    var debounce: Duration = Watcher.networkSettleTime
 
     package init(outbox: OutboxStore, dependencies: Dependencies) {
         self.outbox = outbox
