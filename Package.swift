@@ -11,10 +11,17 @@ let freeTypeHeaders = CSetting.unsafeFlags(["-I/usr/include/freetype2"])
 let libXML2Headers = CSetting.unsafeFlags(["-I/usr/include/libxml2"])
 let libXML2HeadersForSwift = SwiftSetting.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])
 
+// lld packs an executable's relative relocations (DT_RELR, glibc 2.36+): 20 kB instead of 2.4 MB
+// of .rela.dyn that ld.so reads at every start and that stayed resident in watch
+// (docs/benchmarks.md, "Memory: `bench/watch memory`").
+let relativeRelocationsPacked = LinkerSetting.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])
+
 let package = Package(
     name: "enlog",
     products: [
         .executable(name: "enlog", targets: ["enlog"]),
+        // `enlog serve`'s receiver, which `enlog serve` runs (Sources/EnlogServe says why apart).
+        .executable(name: "enlog-serve", targets: ["EnlogServe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -103,11 +110,16 @@ let package = Package(
         // that marks notes holds the sync lock.
         .target(name: "Export", dependencies: ["Support", "EvernoteAPI", "Compose", "Outbox", "Diary", "Sync"]),
         .target(name: "Watch", dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "CMalloc"]),
-        // The phones' receiver: HTTP on SwiftNIO, each request's points stored in one transaction,
-        // then handed to watch's decisions per device.
+        // The phones' receiver: each request's points stored in one transaction, then handed to
+        // watch's decisions per device; devices and their secrets.
         .target(name: "Serve", dependencies: [
             "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Watch",
             .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Its HTTP/1.1 on SwiftNIO, a kept server library (no parser of ours). Only enlog-serve
+        // links it: NIO's protocol conformances would slow every other command's start.
+        .target(name: "ServeHTTP", dependencies: [
+            "Support", "Capture", "Watch", "Serve",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -115,21 +127,33 @@ let package = Package(
         // How each parser of outside input is driven, one input at a time: the libFuzzer targets
         // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.
         .target(name: "Fuzzing", dependencies: ["EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Diary"]),
+        // What both executables' command lines share: global options, exit codes, the terminal,
+        // the `main` that turns every failure into one line and an exit code.
+        .target(name: "CoreCommands", dependencies: [
+            "Support", "Configuration", "Diary", "Sync",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(
+            name: "EnlogServe",
+            dependencies: [
+                "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Outbox", "Watch", "Serve", "ServeHTTP", "CoreCommands",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            linkerSettings: [relativeRelocationsPacked]
+        ),
         .executableTarget(
             name: "enlog",
             dependencies: [
                 "Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "Serve",
+                "CoreCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // lld packs the executable's relative relocations (DT_RELR, glibc 2.36+): 20 kB
-            // instead of 2.4 MB of .rela.dyn that ld.so reads at every start and that stayed
-            // resident in watch (docs/benchmarks.md, "Memory: `bench/watch memory`").
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
+            linkerSettings: [relativeRelocationsPacked]
         ),
         .testTarget(
             name: "ENLogKitTests",
-            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "Serve", "enlog",
-                           "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose", "Outbox", "Diary", "Sync", "Export", "Watch", "Serve",
+                           "ServeHTTP", "CoreCommands", "enlog", "Fuzzing", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Mustache", package: "swift-mustache")],
             // @testable imports see the modules' internal imports, CLibXML2 among them.
             swiftSettings: [libXML2HeadersForSwift]

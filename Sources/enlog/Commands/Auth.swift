@@ -11,6 +11,7 @@ import Outbox
 import Diary
 import Sync
 import Watch
+import CoreCommands
 
 struct Auth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

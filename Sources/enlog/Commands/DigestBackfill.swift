@@ -7,6 +7,7 @@ import Compose
 import Outbox
 import Diary
 import Sync
+import CoreCommands
 
 /// `enlog digest --since DAY --until DAY`: the missing digests of a span, once each. A day
 /// with its digest is passed over and a day without fixes has none, so a run stopped half-way

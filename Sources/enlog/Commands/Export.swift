@@ -6,6 +6,7 @@ import Outbox
 import Diary
 import Sync
 import Export
+import CoreCommands
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -11,6 +11,7 @@ import Outbox
 import Diary
 import Sync
 import Watch
+import CoreCommands
 
 /// What `enlog history` lists or exports: a window of time (`--since`, `--until`, or a whole day
 /// with `--date`), every bound read in the one zone days are counted in (note.time_zone, else

@@ -5,6 +5,7 @@ import Configuration
 import Compose
 import Outbox
 import Diary
+import CoreCommands
 
 struct Places: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import Support
 import Configuration
 import Capture
 import Outbox
+import CoreCommands
 
 /// A place id that names no place: a usage error, as an unknown note id is.
 private func noPlace(_ id: Int64) -> ValidationError {

@@ -15,120 +15,60 @@ import Diary
 import Sync
 import Watch
 import Serve
+import CoreCommands
 
-struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Take live locations from phone apps (OwnTracks, Overland, GPSLogger, Traccar) into the diary.",
-        discussion: """
-            Listens on serve.listen (default 127.0.0.1:8473) for the apps' own HTTP protocols: \
-            POST /owntracks, POST /overland/NAME, GET or POST /gpslogger, GET or POST /traccar/NAME/SECRET. \
-            Each device authenticates with the secret `enlog devices add NAME` printed. A request's \
-            points are committed in one transaction before the reply; a batch sent again adds \
-            nothing. Notes are written as watch writes them (watch.min_distance, watch.min_interval), \
-            per device; with watch.digest, the day's digest after midnight. Runs until SIGTERM or \
-            SIGINT (exit 0): requests being answered are finished, nothing is half stored.
+/// `enlog serve`: parsed and shown in help here, run by `enlog-serve` (ServeExecutable).
+struct ServeCommand: ParsableCommand {
+    static let configuration = ServeOptions.configuration
 
-            Examples:
-              enlog devices add phone
-              enlog serve
-              enlog serve --listen 0.0.0.0:8473 --json
-              enlog serve --check
-            """)
+    @OptionGroup var options: ServeOptions
 
-    @OptionGroup var global: GlobalOptions
-
-    @Option(help: ArgumentHelp("Address and port to listen on", overriding: .serveListen, valueName: "addr:port"))
-    var listen: String?
-
-    @Flag(help: "Check the configuration and the outbox, say where it would listen, and exit.") var check = false
-    @Flag(help: "One JSON object per event on stderr.") var json = false
-    @Flag(name: .shortAndLong, help: "Also report every request's points.") var verbose = false
-
-    func run() async throws {
-        let flags: [Setting: (flag: String, value: String?)] = [.serveListen: ("--listen", listen)]
-        let context = try global.context(flags: flags)
-        let config = context.config
-        guard let address = ListenAddress(parsing: config.string(.serveListen) ?? "") else {
-            throw ValidationError("serve.listen is not ADDR:PORT")   // the setting's check refuses it first
-        }
-        // Socket activation (enlog-serve.socket, systemd-socket-activate): the socket systemd
-        // bound wins over serve.listen. Read before anything else, so that no child inherits it.
-        let activated = try SystemdSocketActivation.listeningSocket()
-        let broker = try config.string(.serveMQTTBroker).map { text throws(MQTTError) in try MQTTBroker(url: text) }
-        let outbox = try context.outbox()
-        let devices = try await outbox.devices()
-        let json = self.json, verbose = self.verbose
-        let report: @Sendable (WatchReport) -> Void = { report in
-            guard report.level != .detail || verbose else { return }
-            Terminal.standardError(json ? report.json : report.line)
-        }
-        if check {
-            try Terminal.standardOutput("configuration valid; enlog serve would listen on \(address) with \(counted(devices.count, "device"))"
-                                        + (devices.isEmpty ? " (add one: enlog devices add NAME)" : ""))
-            return
-        }
-        let diary = PhoneDiary(outbox: outbox, context: context, dependencies: PhoneDiary.Dependencies(
-            account: { (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } },
-            report: report))
-        let receiver = PhoneReceiver(outbox: outbox, limits: PhoneReceiver.Limits(requestsPerMinute: config.integer(.serveRate)),
-                                     diary: diary, report: report)
-        let settings = PhoneServer.Settings(maxBody: Int(config.number(.serveMaxBody) * 1_048_576),
-                                            maxConnections: config.integer(.serveMaxConnections),
-                                            idleTimeout: .milliseconds(Int64(config.number(.serveIdleTimeout) * 1000)))
-        let signals = ServeSignals()
-        let running: PhoneServer.Running
-        do {
-            running = try await PhoneServer(receiver: receiver, settings: settings, report: report)
-                .start(activated.map { PhoneServer.Listener.descriptor($0) } ?? PhoneServer.Listener.address(address))
-        } catch {
-            await diary.finish()
-            throw ServeError.cannotListen(address: activated.flatMap(SystemdSocketActivation.localAddress(of:)) ?? address.description, detail: "\(error)")
-        }
-        report(WatchReport(.event, "listening", "listening on \(running.address)" + (activated == nil ? "" : " (the socket systemd passed)")
-                           + " for \(counted(devices.count, "device"))" + (devices.isEmpty ? " (none yet: enlog devices add NAME)" : ""),
-                           ["address": .string(running.address), "devices": .int(devices.count), "pid": .int(Int(getpid())),
-                            "socketActivated": .bool(activated != nil)]))
-        // OwnTracks' MQTT mode (serve.mqtt_broker): the same receiver, the broker vouching for the sender.
-        let mqtt = broker.map { OwnTracksMQTT(broker: $0, receiver: receiver, report: report) }
-        if let mqtt, let broker {
-            report(WatchReport(.event, "mqtt", "subscribing to \(OwnTracksMQTT.topic) at \(broker.address)", ["broker": .string(broker.address)]))
-            mqtt.start()
-        }
-        let notifier = SystemdNotifier()
-        notifier.notify(["READY=1", "STATUS=listening on \(running.address)" + (mqtt == nil ? "" : ", MQTT \(OwnTracksMQTT.topic)")])
-        let number = await signals.next()
-        notifier.notify(["STOPPING=1", "STATUS=stopping: finishing the requests being answered"])
-        report(WatchReport(.event, "stopping", number == SIGINT ? "interrupted; finishing the requests being answered" : "terminated; finishing the requests being answered",
-                           ["signal": .int(Int(number))]))
-        // The message being stored is finished and acknowledged; then nothing more comes from the broker.
-        if let mqtt { await BlockingCall.run("enlog-mqtt-stop") { _ in mqtt.stop() } }
-        await running.stop()
-        await diary.finish()
-        report(WatchReport(.event, "stopped", "stopped"))
+    func run() throws {
+        try ServeExecutable.run(arguments: CommandLine.unsafeArgv, count: Int(CommandLine.argc))
     }
 }
 
-/// SIGTERM and SIGINT, their default actions off, as an awaitable value.
-final class ServeSignals {
-    private let stream: AsyncStream<Int32>
-    private let sources: [any DispatchSourceSignal]
+/// `enlog-serve`, the executable that holds the phones' receiver, found beside enlog's own
+/// (both are built by `swift build` and installed together by scripts/package). `enlog serve`
+/// becomes it with `execv`: the same process, so systemd's socket (`LISTEN_PID`), its notify
+/// socket and the terminal's signals reach the receiver as they reached enlog.
+enum ServeExecutable {
+    static let name = "enlog-serve"
 
-    init() {
-        let (stream, feed) = AsyncStream.makeStream(of: Int32.self)
-        self.stream = stream
-        sources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { feed.yield(number) }
-            source.resume()
-            return source
+    static func run(arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) throws(ServeExecutableError) {
+        let path = try location()
+        // argv unchanged (argv[0] "enlog", then "serve" and its options): the bytes the user
+        // typed, and the same command line to enlog-serve's parser, whose root is also "enlog".
+        execv(path, arguments)
+        throw .cannotRun(path: path, reason: String(cString: strerror(errno)))
+    }
+
+    /// enlog-serve in the folder of the running executable (/proc/self/exe, symbolic links resolved).
+    static func location() throws(ServeExecutableError) -> String {
+        guard let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            throw .cannotRun(path: name, reason: "cannot read /proc/self/exe")
+        }
+        let path = (own as NSString).deletingLastPathComponent + "/" + name
+        guard access(path, X_OK) == 0 else { throw .missing(path: path) }
+        return path
+    }
+}
+
+enum ServeExecutableError: ENLogError, Equatable {
+    case missing(path: String)
+    case cannotRun(path: String, reason: String)
+
+    var category: ErrorCategory { .unavailable }
+
+    var reason: String {
+        switch self {
+        case .missing(let path): return "enlog serve runs \(path), which is missing or not executable"
+        case .cannotRun(let path, let reason): return "cannot run \(path): \(reason)"
         }
     }
 
-    func next() async -> Int32 {
-        for await number in stream { return number }
-        return SIGTERM
+    var recoverySuggestion: String? {
+        "install enlog-serve beside enlog: it comes in the same package, and `swift build` builds it"
     }
 }
 

@@ -5,6 +5,7 @@ import Configuration
 import Compose
 import Outbox
 import Diary
+import CoreCommands
 
 struct TimelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

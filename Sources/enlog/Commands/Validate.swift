@@ -10,6 +10,7 @@ import Outbox
 import Diary
 import Sync
 import Watch
+import CoreCommands
 
 struct Validate: ParsableCommand, CarriesUndecodedArguments {
     static let configuration = CommandConfiguration(

@@ -123,6 +123,9 @@ struct ErrorWordsTests {
             .deviceExists("phone"), .noSuchDevice("phone"),
         ] as [ServeError])
         samples += Self.all([
+            ServeExecutableError.missing(path: "/usr/bin/enlog-serve"), .cannotRun(path: "/usr/bin/enlog-serve", reason: "Exec format error"),
+        ] as [ServeExecutableError])
+        samples += Self.all([
             NoteError.templateNotFound("/t"), .templateUnreadable(path: "/t/title.mustache", reason: "permission denied"),
             .templateSyntax(path: "/t/content.mustache", message: "unclosed section"), .invalidENML(diagnostic, count: 2),
             .invalidTitle("a title with a line break"), .messageTooLong("the message is 6 MB"),

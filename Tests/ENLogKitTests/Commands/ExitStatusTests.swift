@@ -12,9 +12,10 @@ import Testing
 @testable import Sync
 @testable import Watch
 @testable import enlog
+@testable import CoreCommands
 
 /// Swift Testing has an `ExitStatus` of its own.
-typealias EnlogExit = enlog.ExitStatus
+typealias EnlogExit = CoreCommands.ExitStatus
 
 /// The one map from errors to exit codes (`ExitStatus`): total, exhaustive, and the same as the
 /// tables in `enlog --help` and docs/exit-status.md.
@@ -29,7 +30,7 @@ struct ExitStatusTests {
         #expect(EnlogExit.of(UnexpectedError()) == .internalError)
         #expect(EnlogExit.internalError.rawValue == 70)
         #expect(EnlogExit.of(CocoaError(.fileReadUnknown)) == .internalError)
-        let message = Enlog.internalErrorMessage(for: UnexpectedError())
+        let message = CommandMain.internalErrorMessage(for: UnexpectedError())
         #expect(message == "internal error: something nobody expected", "one line: \(message)")
     }
 
@@ -41,11 +42,11 @@ struct ExitStatusTests {
                 try command.run()
                 Issue.record("\(arguments) ran")
             } catch {
-                #expect(Enlog.isArgumentParsers(error), "\(arguments): \(type(of: error))")
+                #expect(CommandMain.isArgumentParsers(error), "\(arguments): \(type(of: error))")
             }
         }
-        #expect(!Enlog.isArgumentParsers(UnexpectedError()))
-        #expect(!Enlog.isArgumentParsers(OutboxError.missing(path: "/x")))
+        #expect(!CommandMain.isArgumentParsers(UnexpectedError()))
+        #expect(!CommandMain.isArgumentParsers(OutboxError.missing(path: "/x")))
     }
 
     @Test func anENLogErrorExitsWithItsCategorysCode() {

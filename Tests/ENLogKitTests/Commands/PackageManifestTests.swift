@@ -43,7 +43,8 @@ final class PackageManifestTests: XCTestCase {
     /// The library targets in the order data flows through them: location -> note -> outbox ->
     /// sync -> Evernote. A target may use only those before it, in Package.swift and in its imports.
     static let layers = ["Support", "EvernoteAPI", "Configuration", "Network", "Auth", "Capture", "Compose",
-                         "Outbox", "Diary", "Sync", "Export", "Watch", "Serve", "Fuzzing", "enlog"]
+                         "Outbox", "Diary", "Sync", "Export", "Watch", "Serve", "ServeHTTP", "Fuzzing", "CoreCommands",
+                         "EnlogServe", "enlog"]
 
     func testEveryTargetDependsOnlyOnTargetsBeforeItInTheFlow() throws {
         let text = try manifest()
@@ -60,6 +61,29 @@ final class PackageManifestTests: XCTestCase {
             }
         }
         XCTAssertEqual(declared["Support"], [], "Support is the bottom layer")
+    }
+
+    /// SwiftNIO's protocol conformances are in enlog-serve only: the Swift runtime scans every
+    /// conformance an executable holds on each first lookup of a type, and NIO's made every
+    /// command slower to start (docs/benchmarks.md, "serve in its own executable").
+    func testOnlyEnlogServeLinksSwiftNIO() throws {
+        let text = try manifest()
+        var declared: [String: String] = [:]
+        for match in text.matches(of: /\.(?:target|executableTarget)\(\s*name: "(\w+)",\s*dependencies: \[([^\]]*)\]/) {
+            declared[String(match.output.1)] = String(match.output.2)
+        }
+        func linksNIO(_ target: String, seen: inout Set<String>) -> Bool {
+            guard seen.insert(target).inserted, let dependencies = declared[target] else { return false }
+            if dependencies.contains("package: \"swift-nio\"") { return true }
+            return dependencies.matches(of: /"(\w+)"/).contains { linksNIO(String($0.output.1), seen: &seen) }
+        }
+        var seen = Set<String>()
+        XCTAssertFalse(linksNIO("enlog", seen: &seen), "enlog links SwiftNIO through one of \(seen.sorted())")
+        seen = []
+        XCTAssertTrue(linksNIO("EnlogServe", seen: &seen), "enlog-serve runs the receiver on SwiftNIO")
+        // The binary the tests run: no NIO type's metadata in it.
+        let binary = try Data(contentsOf: Subprocess.enlog, options: .alwaysMapped)
+        XCTAssertNil(binary.range(of: Data("7NIOCore".utf8)), "\(Subprocess.enlog.path) holds NIOCore's symbols")
     }
 
     func testNoSourceImportsATargetAfterItsOwn() throws {

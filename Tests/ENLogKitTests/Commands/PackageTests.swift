@@ -136,8 +136,13 @@ final class PackageTests: XCTestCase {
         XCTAssertTrue(enex.contains("<en-export"), String(enex.prefix(300)))
         XCTAssertTrue(enex.contains("<mime>image/png</mime>"), "the exported note lost its map")
 
+        // `enlog serve` runs the enlog-serve installed beside it, in the same process.
+        let serve = try layer.run("enlog serve --check")
+        XCTAssertEqual(serve.status, 0, serve.standardError)
+        XCTAssertTrue(serve.standardOutput.contains("configuration valid; enlog serve would listen on 127.0.0.1:8473"), serve.standardOutput)
+
         let files = try layer.run("dpkg -L enlog")
-        for path in ["/usr/bin/enlog", "/usr/share/man/man1/enlog.1.gz", "/usr/share/bash-completion/completions/enlog",
+        for path in ["/usr/bin/enlog", "/usr/bin/enlog-serve", "/usr/share/man/man1/enlog.1.gz", "/usr/share/bash-completion/completions/enlog",
                      "/usr/share/zsh/vendor-completions/_enlog", "/usr/share/fish/vendor_completions.d/enlog.fish",
                      "/usr/lib/systemd/user/enlog-watch.service", "/usr/lib/systemd/user/enlog-sync.service",
                      "/usr/lib/systemd/user/enlog-sync.timer", "/usr/share/enlog/templates/classic/title.mustache",

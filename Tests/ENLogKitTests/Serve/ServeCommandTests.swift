@@ -441,6 +441,30 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(result.standardError.contains("cannot listen on 127.0.0.1:\(port)"), result.standardError)
     }
 
+    /// `enlog serve` becomes the enlog-serve beside it (execv): the same process, so a unit's
+    /// signals, socket and notify socket reach the receiver. Without it: one line and exit 69.
+    func testServeBecomesTheEnlogServeBesideItAndSaysWhenItIsMissing() throws {
+        let home = try makeHome()
+        let serve = try ServeProcess(home: home)
+        XCTAssertEqual(serve.events("listening").first?["pid"] as? Int, Int(serve.child.pid))
+        XCTAssertEqual(try String(contentsOfFile: "/proc/\(serve.child.pid)/comm", encoding: .utf8), "enlog-serve\n")
+        XCTAssertEqual(serve.stop().status, 0)
+
+        let lonely = Fixtures.repositoryRoot.appendingPathComponent(".build/lonely-enlog-\(getpid())")
+        try FileManager.default.createDirectory(at: lonely, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: lonely) }
+        let binary = lonely.appendingPathComponent("enlog")
+        do {
+            try FileManager.default.linkItem(at: Subprocess.enlog, to: binary)
+        } catch {
+            try FileManager.default.copyItem(at: Subprocess.enlog, to: binary)
+        }
+        let result = try Subprocess.run(binary, ["serve", "--check"], environment: home.environment)
+        XCTAssertEqual(result.status, 69, result.standardError)
+        XCTAssertEqual(result.standardErrorLines, ["enlog: error: enlog serve runs \(lonely.path)/enlog-serve, which is missing or not executable "
+                                                   + "(install enlog-serve beside enlog: it comes in the same package, and `swift build` builds it)"])
+    }
+
     func testCheckValidatesTheConfigurationAndSIGTERMStopsCleanly() throws {
         let home = try makeHome()
         let check = try home.run("serve", "--check")

@@ -6,6 +6,7 @@ import NIOPosix
 import Support
 import Capture
 import Watch
+import Serve
 
 /// `enlog serve`'s HTTP/1.1 side, on SwiftNIO (its HTTP parser, its body aggregation, its idle
 /// timer): each connection's requests in turn, each answered by `PhoneReceiver`. Limits: the

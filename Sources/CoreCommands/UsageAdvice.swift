@@ -8,13 +8,13 @@ import Foundation
 /// It reads the command tree argument-parser itself describes (`--experimental-dump-help`'s
 /// JSON), so every command, its subcommands and options, those added later included, are
 /// covered without a list of their own here.
-struct UsageAdvice: Equatable {
+package struct UsageAdvice: Equatable {
     var reason: String
     var suggestion: String
 
     /// Advice for `arguments` (the command line without the program name), or nil when there is
     /// nothing better to say than argument-parser's `parserMessage`.
-    static func advice(arguments: [String], parserMessage: String, root: CommandTree = .enlog) -> UsageAdvice? {
+    package static func advice(arguments: [String], parserMessage: String, root: CommandTree) -> UsageAdvice? {
         let words = Array(arguments.prefix { $0 != "--" })
         var node = root
         var path = [root.name]
@@ -91,7 +91,7 @@ struct UsageAdvice: Equatable {
 }
 
 /// A command as argument-parser describes it: its name, subcommands and arguments.
-struct CommandTree: Equatable {
+package struct CommandTree: Equatable {
     struct Option: Equatable {
         /// `--enex`, `-m`: every name the option answers to.
         var names: [String]
@@ -108,13 +108,13 @@ struct CommandTree: Equatable {
     /// How many positional arguments it takes (`Int.max` when one repeats).
     var positionals: Int
 
-    /// enlog's own tree, read once from argument-parser.
-    static let enlog: CommandTree = {
-        guard let data = Enlog._dumpHelp().data(using: .utf8),
+    /// An executable's tree (`Enlog`'s, `EnlogServe`'s), read from argument-parser.
+    package static func of<Root: ParsableCommand>(_ root: Root.Type) -> CommandTree {
+        guard let data = Root._dumpHelp().data(using: .utf8),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let command = object["command"] as? [String: Any] else { return CommandTree(name: "enlog", subcommands: [], options: [], positionals: 0) }
         return CommandTree(json: command)
-    }()
+    }
 
     init(name: String, subcommands: [CommandTree], defaultSubcommand: String? = nil, options: [Option], positionals: Int) {
         self.name = name

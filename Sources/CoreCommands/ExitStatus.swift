@@ -1,19 +1,10 @@
 import ArgumentParser
 import Support
-import EvernoteAPI
-import Configuration
-import Network
-import Auth
-import Capture
-import Compose
-import Outbox
-import Diary
 import Sync
-import Watch
 
 /// Every exit code enlog uses, in one place; docs/exit-status.md's table mirrors this. Beyond 0–2 they
 /// follow sysexits.h, so scripts and systemd can tell a retryable failure (75) from a bad input.
-enum ExitStatus: Int32, CaseIterable {
+package enum ExitStatus: Int32, CaseIterable {
     case success = 0
     /// A note is invalid ENML (`validate`, or a template that renders invalid ENML).
     case invalidNote = 1
@@ -48,11 +39,11 @@ enum ExitStatus: Int32, CaseIterable {
     /// The configuration file or an ENLOG_* variable is wrong.
     case config = 78
 
-    var exitCode: ExitCode { ExitCode(rawValue) }
+    package var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per code for `enlog --help` (docs/exit-status.md says the same at more length);
     /// short enough that the table fits 80 columns without wrapping.
-    var summary: String {
+    package var summary: String {
         switch self {
         case .success: return "success; every note valid"
         case .invalidNote: return "a note is invalid ENML (validate, or the template's output)"
@@ -72,13 +63,13 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     /// The table `enlog --help` ends with.
-    static var helpTable: String {
+    package static var helpTable: String {
         allCases.sorted { $0.rawValue < $1.rawValue }
             .map { ($0.rawValue < 10 ? "   " : "  ") + "\($0.rawValue)  \($0.summary)" }.joined(separator: "\n")
     }
 
     /// A sync's verdict (`SyncSummary.Verdict`) as an exit code.
-    static func of(_ verdict: SyncSummary.Verdict) -> ExitStatus {
+    package static func of(_ verdict: SyncSummary.Verdict) -> ExitStatus {
         switch verdict {
         case .complete: return .success
         case .tryLater: return .temporary
@@ -90,14 +81,14 @@ enum ExitStatus: Int32, CaseIterable {
 
     /// An error's exit code: its category's, or `internalError` for anything that is not an
     /// `ENLogError` (a bug: every failure a user can meet has a typed error).
-    static func of(_ error: any Error) -> ExitStatus {
+    package static func of(_ error: any Error) -> ExitStatus {
         guard let error = error as? any ENLogError else { return .internalError }
         return of(error.category)
     }
 
     /// The one place error categories become exit codes; exhaustive, so a new category cannot
     /// go unmapped.
-    static func of(_ category: ErrorCategory) -> ExitStatus {
+    package static func of(_ category: ErrorCategory) -> ExitStatus {
         switch category {
         case .invalidNote: return .invalidNote
         case .usage: return .usage

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Support
+import EvernoteAPI
+import Configuration
+import Network
+import Auth
+import Capture
+import Outbox
+import Watch
+import Serve
+import ServeHTTP
+import CoreCommands
+
+/// `enlog-serve`: `enlog serve` in an executable of its own, which `enlog serve` runs
+/// (ServeExecutable in enlog). SwiftNIO is linked here only: the Swift runtime scans every
+/// protocol conformance an executable holds on each first lookup of a type, and NIO's 900
+/// conformances made every other command slower to start (docs/benchmarks.md, "serve in its
+/// own executable"). Its root is named "enlog", as enlog's, so that the command line
+/// `enlog serve …` parses here as it parsed there; `enlog-serve …` alone means the same.
+@main
+struct EnlogServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enlog",
+        abstract: "The phones' receiver of enlog: run it as `enlog serve`.",
+        version: ENLogVersion.current,
+        subcommands: [ServeRun.self],
+        defaultSubcommand: ServeRun.self)
+
+    static func main() async {
+        await CommandMain.run(EnlogServe.self)
+    }
+}
+
+/// `enlog serve` itself: the receiver on SwiftNIO, run until SIGTERM or SIGINT.
+struct ServeRun: AsyncParsableCommand {
+    static let configuration = ServeOptions.configuration
+
+    @OptionGroup var options: ServeOptions
+
+    func run() async throws {
+        let flags: [Setting: (flag: String, value: String?)] = [.serveListen: ("--listen", options.listen)]
+        let context = try options.global.context(flags: flags)
+        let config = context.config
+        guard let address = ListenAddress(parsing: config.string(.serveListen) ?? "") else {
+            throw ValidationError("serve.listen is not ADDR:PORT")   // the setting's check refuses it first
+        }
+        // Socket activation (enlog-serve.socket, systemd-socket-activate): the socket systemd
+        // bound wins over serve.listen. Read before anything else, so that no child inherits it.
+        let activated = try SystemdSocketActivation.listeningSocket()
+        let broker = try config.string(.serveMQTTBroker).map { text throws(MQTTError) in try MQTTBroker(url: text) }
+        let outbox = try context.outbox()
+        let devices = try await outbox.devices()
+        let json = options.json, verbose = options.verbose
+        let report: @Sendable (WatchReport) -> Void = { report in
+            guard report.level != .detail || verbose else { return }
+            Terminal.standardError(json ? report.json : report.line)
+        }
+        if options.check {
+            try Terminal.standardOutput("configuration valid; enlog serve would listen on \(address) with \(counted(devices.count, "device"))"
+                                        + (devices.isEmpty ? " (add one: enlog devices add NAME)" : ""))
+            return
+        }
+        let diary = PhoneDiary(outbox: outbox, context: context, dependencies: PhoneDiary.Dependencies(
+            account: { (try? CredentialStore(path: CredentialStore.defaultPath()).loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } },
+            report: report))
+        let receiver = PhoneReceiver(outbox: outbox, limits: PhoneReceiver.Limits(requestsPerMinute: config.integer(.serveRate)),
+                                     diary: diary, report: report)
+        let settings = PhoneServer.Settings(maxBody: Int(config.number(.serveMaxBody) * 1_048_576),
+                                            maxConnections: config.integer(.serveMaxConnections),
+                                            idleTimeout: .milliseconds(Int64(config.number(.serveIdleTimeout) * 1000)))
+        let signals = ServeSignals()
+        let running: PhoneServer.Running
+        do {
+            running = try await PhoneServer(receiver: receiver, settings: settings, report: report)
+                .start(activated.map { PhoneServer.Listener.descriptor($0) } ?? PhoneServer.Listener.address(address))
+        } catch {
+            await diary.finish()
+            throw ServeError.cannotListen(address: activated.flatMap(SystemdSocketActivation.localAddress(of:)) ?? address.description, detail: "\(error)")
+        }
+        report(WatchReport(.event, "listening", "listening on \(running.address)" + (activated == nil ? "" : " (the socket systemd passed)")
+                           + " for \(counted(devices.count, "device"))" + (devices.isEmpty ? " (none yet: enlog devices add NAME)" : ""),
+                           ["address": .string(running.address), "devices": .int(devices.count), "pid": .int(Int(getpid())),
+                            "socketActivated": .bool(activated != nil)]))
+        // OwnTracks' MQTT mode (serve.mqtt_broker): the same receiver, the broker vouching for the sender.
+        let mqtt = broker.map { OwnTracksMQTT(broker: $0, receiver: receiver, report: report) }
+        if let mqtt, let broker {
+            report(WatchReport(.event, "mqtt", "subscribing to \(OwnTracksMQTT.topic) at \(broker.address)", ["broker": .string(broker.address)]))
+            mqtt.start()
+        }
+        let notifier = SystemdNotifier()
+        notifier.notify(["READY=1", "STATUS=listening on \(running.address)" + (mqtt == nil ? "" : ", MQTT \(OwnTracksMQTT.topic)")])
+        let number = await signals.next()
+        notifier.notify(["STOPPING=1", "STATUS=stopping: finishing the requests being answered"])
+        report(WatchReport(.event, "stopping", number == SIGINT ? "interrupted; finishing the requests being answered" : "terminated; finishing the requests being answered",
+                           ["signal": .int(Int(number))]))
+        // The message being stored is finished and acknowledged; then nothing more comes from the broker.
+        if let mqtt { await BlockingCall.run("enlog-mqtt-stop") { _ in mqtt.stop() } }
+        await running.stop()
+        await diary.finish()
+        report(WatchReport(.event, "stopped", "stopped"))
+    }
+}
+
+/// SIGTERM and SIGINT, their default actions off, as an awaitable value.
+final class ServeSignals {
+    private let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let (stream, feed) = AsyncStream.makeStream(of: Int32.self)
+        self.stream = stream
+        sources = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { feed.yield(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    func next() async -> Int32 {
+        for await number in stream { return number }
+        return SIGTERM
+    }
+}
+
