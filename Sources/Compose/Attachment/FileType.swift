@@ -42,8 +42,8 @@ package enum FileType {
     }
 
     /// The loaded database, kept for the life of the process (never closed: it is needed until exit).
+    /// `@unchecked`: a raw C handle, only ever touched under `FileType.cookie`'s lock.
     private struct OpaqueCookie: @unchecked Sendable {
-        // @unchecked: a raw C handle, only ever touched under `FileType.cookie`'s lock.
         let handle: magic_t
 
         static func open() -> OpaqueCookie? {

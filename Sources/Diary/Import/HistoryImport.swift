@@ -357,6 +357,8 @@ struct HistoryBatch {
 /// read on: parsing and SQLite's work overlap on two cores (`bench/import`). One chunk waits at
 /// most while another is written, so memory stays bounded; chunks are written in order, so a
 /// killed import still leaves whole chunks from the file's start.
+/// `@unchecked`: its state is read and written only under `condition`'s lock, and the writer (an
+/// SQLite connection, not Sendable) is used only by the writing thread after `init`.
 final class HistoryWriteQueue: @unchecked Sendable {
     struct Chunk: Sendable {
         var points: [HistoryPoint]

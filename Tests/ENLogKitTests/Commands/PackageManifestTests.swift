@@ -86,6 +86,25 @@ final class PackageManifestTests: XCTestCase {
         XCTAssertNil(binary.range(of: Data("7NIOCore".utf8)), "\(Subprocess.enlog.path) holds NIOCore's symbols")
     }
 
+    /// Few types whose thread safety the compiler takes on trust (five: raw C handles and buffers,
+    /// and the import's writing thread), each saying why just above it (a comment naming `@unchecked`).
+    func testFewUncheckedSendablesEachExplained() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        var found: [String] = []
+        let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        while let file = walker?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (number, line) in lines.enumerated() where line.contains("@unchecked Sendable") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                found.append("\(file.lastPathComponent):\(number + 1)")
+                let above = lines[max(0, number - 4)..<number]
+                XCTAssertTrue(above.contains { $0.contains("//") && $0.contains("@unchecked") },
+                              "\(file.lastPathComponent):\(number + 1) is @unchecked Sendable without a comment above it saying why")
+            }
+        }
+        XCTAssertLessThanOrEqual(found.count, 5, "@unchecked Sendable: \(found.sorted())")
+    }
+
     func testNoSourceImportsATargetAfterItsOwn() throws {
         let sources = Self.root.appendingPathComponent("Sources")
         var checked = 0
