@@ -15,13 +15,14 @@ package enum FileType {
 
     /// One libmagic cookie for the process: loading the database costs a few milliseconds, and a
     /// cookie is not safe to use from two threads at once, hence the lock.
-    private static let cookie: Mutex<OpaqueCookie?> = Mutex(OpaqueCookie.open())
+    /// (A `Mutex` is Sendable whatever it holds: the raw handle is reached only through its lock.)
+    private static let cookie: Mutex<magic_t?> = Mutex(openDatabase())
 
     /// The MIME type of `bytes` ("image/png", "application/pdf", "text/plain"…); `unknown` when
     /// libmagic cannot be used (no database installed), which uploads the file all the same.
-    package static func mimeType(of bytes: some ContiguousBytes) -> String {
+    package static func mimeType(of bytes: some ContiguousBytes & Sendable) -> String {
         cookie.withLock { cookie in
-            guard let handle = cookie?.handle else { return unknown }
+            guard let handle = cookie else { return unknown }
             let answer = bytes.withUnsafeBytes { buffer -> String? in
                 // An empty buffer is refused by the caller (an empty file is not attached).
                 guard let text = magic_buffer(handle, buffer.baseAddress, buffer.count) else { return nil }
@@ -42,18 +43,13 @@ package enum FileType {
     }
 
     /// The loaded database, kept for the life of the process (never closed: it is needed until exit).
-    /// `@unchecked`: a raw C handle, only ever touched under `FileType.cookie`'s lock.
-    private struct OpaqueCookie: @unchecked Sendable {
-        let handle: magic_t
-
-        static func open() -> OpaqueCookie? {
-            guard let handle = magic_open(MAGIC_MIME_TYPE | MAGIC_ERROR) else { return nil }
-            // NULL: the system's default database (Debian's libmagic-mgc).
-            guard magic_load(handle, nil) == 0 else {
-                magic_close(handle)
-                return nil
-            }
-            return OpaqueCookie(handle: handle)
+    private static func openDatabase() -> magic_t? {
+        guard let handle = magic_open(MAGIC_MIME_TYPE | MAGIC_ERROR) else { return nil }
+        // NULL: the system's default database (Debian's libmagic-mgc).
+        guard magic_load(handle, nil) == 0 else {
+            magic_close(handle)
+            return nil
         }
+        return handle
     }
 }
