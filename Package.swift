@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // The phones' receiver (`enlog serve`): HTTP/1.1 from a kept server library, no parser of ours.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // serve.tls_certificate / serve.tls_key: TLS in `enlog serve` itself (BoringSSL, built from source).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(name: "CLibXML2",
@@ -119,10 +121,11 @@ let package = Package(
         // Its HTTP/1.1 on SwiftNIO, a kept server library (no parser of ours). Only enlog-serve
         // links it: NIO's protocol conformances would slow every other command's start.
         .target(name: "ServeHTTP", dependencies: [
-            "Support", "Capture", "Watch", "Serve",
+            "Support", "Configuration", "Capture", "Watch", "Serve",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // How each parser of outside input is driven, one input at a time: the libFuzzer targets
         // (Fuzz/, scripts/fuzz) and the regression tests of their findings share it.

@@ -6,7 +6,7 @@ extension Setting {
     package static let serveListen = Setting("serve.listen", .string, default: "127.0.0.1:8473",
                                             "address and port enlog serve listens on, ADDR:PORT ([IPv6]:PORT); 0.0.0.0 or [::] for every interface")
     package static let serveURL = Setting("serve.url", .string, default: nil,
-                                         "the URL phones reach enlog serve at (a reverse proxy's https://…), printed by `enlog devices add`; unset: http://serve.listen")
+                                         "the URL phones reach enlog serve at (a reverse proxy's https://…), printed by `enlog devices add`; unset: http://serve.listen, or https:// with serve.tls_certificate")
     package static let serveMaxBody = Setting("serve.max_body", .number, default: "4", range: .serveBodyMegabytes,
                                              "largest request body enlog serve reads, MB (Overland's batch of 1000 points is about 0.6 MB); larger is refused with 413")
     package static let serveMaxConnections = Setting("serve.max_connections", .integer, default: "256", range: .serveConnections,
@@ -19,9 +19,9 @@ extension Setting {
     package static let serveMQTTBroker = Setting("serve.mqtt_broker", .string, default: nil, secret: true,
                                                 "MQTT broker enlog serve subscribes to owntracks/+/+ on (OwnTracks' MQTT mode), mqtt://[USER[:PASSWORD]@]HOST[:PORT]; unset: no MQTT")
     package static let serveTLSCertificate = Setting("serve.tls_certificate", .string, default: nil,
-                                                    "not supported: enlog serve speaks plain HTTP; TLS is a reverse proxy's (docs/phone.md)")
+                                                    "PEM certificate chain (server certificate first) enlog serve speaks HTTPS with, TLS 1.2 or later; needs serve.tls_key; unset: plain HTTP")
     package static let serveTLSKey = Setting("serve.tls_key", .string, default: nil,
-                                            "not supported: enlog serve speaks plain HTTP; TLS is a reverse proxy's (docs/phone.md)")
+                                            "PEM private key of serve.tls_certificate, unencrypted, not readable by others (chmod o-rwx); needs serve.tls_certificate")
 
     static let serveSettings: [Setting] = [serveListen, serveURL, serveMaxBody, serveMaxConnections, serveRate, serveIdleTimeout,
                                            serveMQTTBroker, serveTLSCertificate, serveTLSKey]

@@ -18,7 +18,8 @@ package struct ServeOptions: ParsableArguments {
             points are committed in one transaction before the reply; a batch sent again adds \
             nothing. Notes are written as watch writes them (watch.min_distance, watch.min_interval), \
             per device; with watch.digest, the day's digest after midnight. Runs until SIGTERM or \
-            SIGINT (exit 0): requests being answered are finished, nothing is half stored.
+            SIGINT (exit 0): requests being answered are finished, nothing is half stored. \
+            With serve.tls_certificate and serve.tls_key it speaks HTTPS (TLS 1.2 or later) instead.
 
             Examples:
               enlog devices add phone

@@ -14,5 +14,4 @@ package enum SettingChecks {
         .merging(CABundle.settingChecks) { first, _ in first }
         .merging(ListenAddress.settingChecks) { first, _ in first }
         .merging(MQTTBroker.settingChecks) { first, _ in first }
-        .merging(ServeTLS.settingChecks) { first, _ in first }
 }

@@ -52,6 +52,7 @@ struct ServeRun: AsyncParsableCommand {
         // bound wins over serve.listen. Read before anything else, so that no child inherits it.
         let activated = try SystemdSocketActivation.listeningSocket()
         let broker = try config.string(.serveMQTTBroker).map { text throws(MQTTError) in try MQTTBroker(url: text) }
+        let tls = try ServeTLSContext.load(config: config)
         let outbox = try context.outbox()
         let devices = try await outbox.devices()
         let json = options.json, verbose = options.verbose
@@ -60,7 +61,8 @@ struct ServeRun: AsyncParsableCommand {
             Terminal.standardError(json ? report.json : report.line)
         }
         if options.check {
-            try Terminal.standardOutput("configuration valid; enlog serve would listen on \(address) with \(counted(devices.count, "device"))"
+            try Terminal.standardOutput("configuration valid; enlog serve would listen on \(address)" + (tls.map { " with TLS (\($0.certificatePath))" } ?? "")
+                                        + " for \(counted(devices.count, "device"))"
                                         + (devices.isEmpty ? " (add one: enlog devices add NAME)" : ""))
             return
         }
@@ -71,7 +73,7 @@ struct ServeRun: AsyncParsableCommand {
                                      diary: diary, report: report)
         let settings = PhoneServer.Settings(maxBody: Int(config.number(.serveMaxBody) * 1_048_576),
                                             maxConnections: config.integer(.serveMaxConnections),
-                                            idleTimeout: .milliseconds(Int64(config.number(.serveIdleTimeout) * 1000)))
+                                            idleTimeout: .milliseconds(Int64(config.number(.serveIdleTimeout) * 1000)), tls: tls)
         let signals = ServeSignals()
         let running: PhoneServer.Running
         do {
@@ -82,9 +84,10 @@ struct ServeRun: AsyncParsableCommand {
             throw ServeError.cannotListen(address: activated.flatMap(SystemdSocketActivation.localAddress(of:)) ?? address.description, detail: "\(error)")
         }
         report(WatchReport(.event, "listening", "listening on \(running.address)" + (activated == nil ? "" : " (the socket systemd passed)")
+                           + (tls == nil ? "" : " with TLS")
                            + " for \(counted(devices.count, "device"))" + (devices.isEmpty ? " (none yet: enlog devices add NAME)" : ""),
                            ["address": .string(running.address), "devices": .int(devices.count), "pid": .int(Int(getpid())),
-                            "socketActivated": .bool(activated != nil)]))
+                            "socketActivated": .bool(activated != nil), "tls": .bool(tls != nil)]))
         // OwnTracks' MQTT mode (serve.mqtt_broker): the same receiver, the broker vouching for the sender.
         let mqtt = broker.map { OwnTracksMQTT(broker: $0, receiver: receiver, report: report) }
         if let mqtt, let broker {

@@ -54,10 +54,12 @@ package struct PhoneLinks: Sendable, Encodable, Equatable {
         traccar = Traccar(url: "\(base)/traccar/\(device)/\(secret)", deviceId: device)
     }
 
-    /// `serve.url`, else `http://` and `serve.listen`.
+    /// `serve.url`, else `http://` and `serve.listen` (`https://` when serve.tls_certificate and
+    /// serve.tls_key are set: enlog serve itself speaks TLS then).
     package static func base(config: Config) -> String {
         if let url = config.string(.serveURL), !url.isEmpty { return url }
-        return "http://" + (config.string(.serveListen) ?? "127.0.0.1:8473")
+        let tls = [Setting.serveTLSCertificate, .serveTLSKey].allSatisfy { config.string($0).map { !$0.isEmpty } ?? false }
+        return (tls ? "https://" : "http://") + (config.string(.serveListen) ?? "127.0.0.1:8473")
     }
 
     /// The lines `enlog devices add` prints without `--json`.

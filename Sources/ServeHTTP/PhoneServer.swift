@@ -13,7 +13,8 @@ import Serve
 /// body (`serve.max_body`, 413 from NIO's aggregator), the headers (16 KiB, 100 fields: 431/400
 /// from NIO's decoder), the connections held at once (`serve.max_connections`: more are closed
 /// at accept), silence and slowness (`serve.idle_timeout`: a connection silent that long, or a
-/// request not whole within it, is closed).
+/// request not whole within it, is closed; with TLS the handshake counts as part of the first
+/// request).
 package struct PhoneServer: Sendable {
     package struct Settings: Sendable {
         package var maxBody: Int
@@ -21,11 +22,14 @@ package struct PhoneServer: Sendable {
         package var idleTimeout: TimeAmount
         package var maxHeaderBytes = 16 * 1024
         package var maxHeaderFields = 100
+        /// serve.tls_certificate and serve.tls_key; nil: plain HTTP.
+        package var tls: ServeTLSContext?
 
-        package init(maxBody: Int = 4 << 20, maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(30)) {
+        package init(maxBody: Int = 4 << 20, maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(30), tls: ServeTLSContext? = nil) {
             self.maxBody = maxBody
             self.maxConnections = maxConnections
             self.idleTimeout = idleTimeout
+            self.tls = tls
         }
     }
 
@@ -74,7 +78,7 @@ package struct PhoneServer: Sendable {
 
     /// Binds (or takes the bound socket) and starts accepting; returns once listening.
     package func start(_ listener: Listener, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> Running {
-        let settings = self.settings
+        let settings = self.settings, report = self.report
         let connections = Connections(limit: settings.maxConnections)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -92,6 +96,7 @@ package struct PhoneServer: Sendable {
                 try pipeline.addHandler(IdleCloser())
                 let clock = RequestClock(timeout: settings.idleTimeout)
                 try pipeline.addHandler(clock.startWatch())
+                try settings.tls?.addHandlers(to: pipeline, report: report)
                 try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true,
                                                          withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
                 try pipeline.addHandler(clock.stopWatch())
@@ -117,7 +122,7 @@ package struct PhoneServer: Sendable {
             let ip = address.ipAddress ?? "?"
             return (ip.contains(":") ? "[\(ip)]" : ip) + ":\(address.port ?? 0)"
         } ?? "?"
-        let receiver = self.receiver, report = self.report
+        let receiver = self.receiver
         let done = Task {
             do {
                 try await server.executeThenClose { inbound in

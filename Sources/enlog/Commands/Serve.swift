@@ -92,7 +92,7 @@ struct Devices: AsyncParsableCommand {
             discussion: """
                 The secret is printed this once and stored only as its SHA-256. The URLs start with \
                 serve.url (set it to what the phone reaches, e.g. a reverse proxy's https:// address), \
-                else http:// and serve.listen. --json prints {"device", "secret", "owntracks", \
+                else http:// and serve.listen (https:// when serve.tls_certificate and serve.tls_key are set). --json prints {"device", "secret", "owntracks", \
                 "overland", "gpslogger", "traccar"}, each app's URL, user and password or token.
                 """)
         @OptionGroup var global: GlobalOptions

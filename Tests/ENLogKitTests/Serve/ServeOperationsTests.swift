@@ -153,22 +153,6 @@ final class ServeSystemdTests: XCTestCase {
     }
 }
 
-/// TLS is the reverse proxy's: the settings that would ask enlog for it are refused in one line.
-final class ServeTLSSettingTests: XCTestCase {
-    func testTLSSettingsAreRefusedWithAPointerToTheProxyGuide() throws {
-        let f = try ServeProcessFixture()
-        for variable in ["ENLOG_SERVE_TLS_CERTIFICATE", "ENLOG_SERVE_TLS_KEY"] {
-            var environment = f.environment
-            environment[variable] = "/etc/ssl/enlog.pem"
-            let result = try Subprocess.run(Subprocess.enlog, ["serve", "--check"], environment: environment)
-            XCTAssertEqual(result.status, 78, result.standardError)
-            XCTAssertEqual(result.standardErrorLines.count, 1, result.standardError)
-            XCTAssertTrue(result.standardError.contains("\(variable) is set, but enlog serve speaks plain HTTP"), result.standardError)
-            XCTAssertTrue(result.standardError.contains("docs/phone.md"), result.standardError)
-        }
-    }
-}
-
 /// contrib/nginx/enlog-serve.conf in front of `enlog serve`, in Debian's real nginx with TLS from a
 /// certificate openssl made: only the lines marked CHANGE are rewritten (ports, certificate, key),
 /// nginx runs with its own prefix, pid, log and temp directories on 127.0.0.1.
