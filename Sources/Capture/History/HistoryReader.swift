@@ -23,12 +23,6 @@ package struct HistoryPoint: Sendable, Equatable {
     /// Seconds east of UTC of the clock the source wrote the time in (`+10:00` in Google's newer
     /// exports): the zone the point was lived in. nil when the source said only the instant.
     package var utcOffset: Int?
-
-    package init(fix: Fix, device: String? = nil, utcOffset: Int? = nil) {
-        self.fix = fix
-        self.device = device
-        self.utcOffset = utcOffset
-    }
 }
 
 /// A stay another program judged (Google's `placeVisit`, the on-device `visit`): kept for the
@@ -45,19 +39,6 @@ package struct HistoryVisit: Sendable, Equatable {
     package var semanticType: String?
     /// Seconds east of UTC at its start, as the source wrote it; nil when it said only the instant.
     package var utcOffset: Int?
-
-    package init(start: Date, end: Date, latitude: Double, longitude: Double, name: String? = nil,
-                 address: String? = nil, placeId: String? = nil, semanticType: String? = nil, utcOffset: Int? = nil) {
-        self.utcOffset = utcOffset
-        self.start = start
-        self.end = end
-        self.latitude = latitude
-        self.longitude = longitude
-        self.name = name
-        self.address = address
-        self.placeId = placeId
-        self.semanticType = semanticType
-    }
 }
 
 /// A stretch of movement another program judged (Google's `activitySegment`, the on-device
