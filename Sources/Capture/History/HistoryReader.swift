@@ -70,18 +70,7 @@ package struct HistorySegment: Sendable, Equatable {
     package var distance: Double?
     /// The source's own word for how the person moved ("IN_PASSENGER_VEHICLE", "walking").
     package var mode: String?
-    package var waypoints: [Waypoint]
-
-    package init(start: Date, end: Date, startPoint: Waypoint? = nil, endPoint: Waypoint? = nil,
-                 distance: Double? = nil, mode: String? = nil, waypoints: [Waypoint] = []) {
-        self.start = start
-        self.end = end
-        self.startPoint = startPoint
-        self.endPoint = endPoint
-        self.distance = distance
-        self.mode = mode
-        self.waypoints = waypoints
-    }
+    package var waypoints: [Waypoint] = []
 }
 
 /// Why a record in a file that is otherwise fine did not become a point. Counted, not fatal:
