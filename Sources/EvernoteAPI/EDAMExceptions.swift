@@ -59,11 +59,6 @@ extension EDAM {
         package var errorCode: ErrorCode
         /// Which input was bad, e.g. `Note.title`.
         package var parameter: String?
-
-        package init(errorCode: ErrorCode, parameter: String? = nil) {
-            self.errorCode = errorCode
-            self.parameter = parameter
-        }
     }
 
     package struct SystemException: Sendable, Hashable {
@@ -71,12 +66,6 @@ extension EDAM {
         package var message: String?
         /// Seconds to wait, only with RATE_LIMIT_REACHED.
         package var rateLimitDuration: Int32?
-
-        package init(errorCode: ErrorCode, message: String? = nil, rateLimitDuration: Int32? = nil) {
-            self.errorCode = errorCode
-            self.message = message
-            self.rateLimitDuration = rateLimitDuration
-        }
     }
 
     package struct NotFoundException: Sendable, Hashable {
@@ -84,11 +73,6 @@ extension EDAM {
         package var identifier: String?
         /// The value that was not found.
         package var key: String?
-
-        package init(identifier: String? = nil, key: String? = nil) {
-            self.identifier = identifier
-            self.key = key
-        }
     }
 }
 
@@ -99,11 +83,6 @@ package struct ThriftApplicationException: Sendable, Hashable {
     /// 5 MISSING_RESULT, 6 INTERNAL_ERROR, 7 PROTOCOL_ERROR, 8 INVALID_TRANSFORM,
     /// 9 INVALID_PROTOCOL, 10 UNSUPPORTED_CLIENT_TYPE.
     package var type: Int32?
-
-    package init(message: String? = nil, type: Int32? = nil) {
-        self.message = message
-        self.type = type
-    }
 
     package static func typeName(_ type: Int32) -> String {
         let names = ["UNKNOWN", "UNKNOWN_METHOD", "INVALID_MESSAGE_TYPE", "WRONG_METHOD_NAME",

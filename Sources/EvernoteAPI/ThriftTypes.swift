@@ -63,20 +63,9 @@ package struct ThriftMessageHeader: Sendable, Hashable {
     package var name: String
     package var type: ThriftMessageType
     package var seqid: Int32
-
-    package init(name: String, type: ThriftMessageType, seqid: Int32) {
-        self.name = name
-        self.type = type
-        self.seqid = seqid
-    }
 }
 
 package struct ThriftFieldHeader: Sendable, Hashable {
     package var type: ThriftType
     package var id: Int16
-
-    package init(type: ThriftType, id: Int16) {
-        self.type = type
-        self.id = id
-    }
 }

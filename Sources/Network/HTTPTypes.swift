@@ -20,24 +20,15 @@ package struct HTTPRequest: Sendable {
 package struct HTTPResponse: Sendable {
     package var status: Int
     /// Names lowercased; when a header repeats, the last value wins.
-    package var headers: [String: String]
-    package var body: [UInt8]
+    package var headers: [String: String] = [:]
+    package var body: [UInt8] = []
     /// CURLINFO_PRIMARY_IP: the address actually connected to (nil when none is known).
     package var primaryIP: String?
     /// The request went out more than once: libcurl sent it again on a new connection after
     /// the reused one died without a reply byte. Only possible with
     /// `HTTPConfiguration.rewindableBodies` or for a request without a body; the server may
     /// have processed both copies.
-    package var resent: Bool
-
-    package init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], primaryIP: String? = nil,
-                resent: Bool = false) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.primaryIP = primaryIP
-        self.resent = resent
-    }
+    package var resent: Bool = false
 }
 
 package struct HTTPConfiguration: Sendable {

@@ -27,11 +27,6 @@ extension OutboxStore {
         package var time: Double
         /// Seconds east of UTC.
         package var offset: Int
-
-        package init(time: Double, offset: Int) {
-            self.time = time
-            self.offset = offset
-        }
     }
 
     /// The offsets the history's fixes and visits state in `start..<end` (a visit at its start

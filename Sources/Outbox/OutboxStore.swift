@@ -377,41 +377,25 @@ package struct OutboxStore: Sendable {
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
         try await followingTheFile { () async throws(OutboxError) -> T in
-            do {
-                return try await pool.write(body)
-            } catch {
-                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
-            }
+            try await mappingFailures { try await pool.write(body) }
         }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
-        do {
-            return try await pool.read(body)
-        } catch {
-            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
-        }
+        try await mappingFailures { try await pool.read(body) }
     }
 
     /// As `write`, for a caller that opens its own transaction (the geocoder's IMMEDIATE one).
     func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
         try await followingTheFile { () async throws(OutboxError) -> T in
-            do {
-                return try await pool.writeWithoutTransaction(body)
-            } catch {
-                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
-            }
+            try await mappingFailures { try await pool.writeWithoutTransaction(body) }
         }
     }
 
     /// Blocking variant, for the history import's writer only (it runs on a thread of its own).
     func writeNow<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
         try followingTheFileNow { () throws(OutboxError) -> T in
-            do {
-                return try pool.write(body)
-            } catch {
-                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
-            }
+            try mappingFailures { try pool.write(body) }
         }
     }
 
@@ -419,11 +403,24 @@ package struct OutboxStore: Sendable {
     /// the writer connection's own queue.
     func writeNowWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
         try followingTheFileNow { () throws(OutboxError) -> T in
-            do {
-                return try pool.writeWithoutTransaction(body)
-            } catch {
-                throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
-            }
+            try mappingFailures { try pool.writeWithoutTransaction(body) }
+        }
+    }
+
+    /// One call into GRDB, its failure said as the `OutboxError` of this file.
+    private func mappingFailures<T>(_ call: () async throws -> T) async throws(OutboxError) -> T {
+        do {
+            return try await call()
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private func mappingFailures<T>(_ call: () throws -> T) throws(OutboxError) -> T {
+        do {
+            return try call()
+        } catch {
+            throw OutboxError.map(error, path: path, busyTimeout: busyTimeout)
         }
     }
 }

@@ -35,6 +35,19 @@ package final class FileLock: Sendable {
         descriptor = Mutex(fd)
     }
 
+    /// Takes the lock, a failure said in the caller's own error (`SyncError`, `WatchError`): `held`
+    /// with the holder's pid, `unavailable` with the system's reason.
+    package static func take<E: Error>(_ path: String, held: (Int32?) -> E, unavailable: (String) -> E) throws(E) -> FileLock {
+        do {
+            return try FileLock(path: path)
+        } catch {
+            switch error {
+            case .held(let pid): throw held(pid)
+            case .unavailable(let detail): throw unavailable(detail)
+            }
+        }
+    }
+
     private static func readPid(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = pread(fd, &buffer, 31, 0)

@@ -25,14 +25,8 @@ package final class SyncLock: Sendable {
     package init(databasePath: String) throws(SyncError) {
         let path = Self.lockPath(forDatabase: databasePath)
         self.path = path
-        do {
-            lock = try FileLock(path: path)
-        } catch {
-            switch error {
-            case .held(let holder): throw .syncInProgress(lockPath: path, holderPid: holder)
-            case .unavailable(let detail): throw .lockUnavailable(path: path, detail: detail)
-            }
-        }
+        lock = try FileLock.take(path, held: { SyncError.syncInProgress(lockPath: path, holderPid: $0) },
+                                 unavailable: { SyncError.lockUnavailable(path: path, detail: $0) })
     }
 
     package func release() { lock.release() }

@@ -53,14 +53,8 @@ package struct WatchLock: Sendable {
 
     package init(databasePath: String) throws(WatchError) {
         let path = Self.lockPath(forDatabase: databasePath)
-        do {
-            lock = try FileLock(path: path)
-        } catch {
-            switch error {
-            case .held(let pid): throw .alreadyRunning(lockPath: path, holderPid: pid)
-            case .unavailable(let detail): throw .lockUnavailable(path: path, detail: detail)
-            }
-        }
+        lock = try FileLock.take(path, held: { WatchError.alreadyRunning(lockPath: path, holderPid: $0) },
+                                 unavailable: { WatchError.lockUnavailable(path: path, detail: $0) })
     }
 
     package func release() { lock.release() }

@@ -199,34 +199,19 @@ class Account(object):
         return self.usn
 
     def default_notebook(self):
-        for nb in self.notebooks:
-            if nb.defaultNotebook:
-                return nb
-        return self.notebooks[0]
+        return next((nb for nb in self.notebooks if nb.defaultNotebook), self.notebooks[0])
 
     def notebook(self, guid):
-        for nb in self.notebooks:
-            if nb.guid == guid:
-                return nb
-        return None
+        return next((nb for nb in self.notebooks if nb.guid == guid), None)
 
     def tag_named(self, name):
-        for tag in self.tags:
-            if tag.name.lower() == name.lower():
-                return tag
-        return None
+        return next((tag for tag in self.tags if tag.name.lower() == name.lower()), None)
 
     def tag(self, guid):
-        for tag in self.tags:
-            if tag.guid == guid:
-                return tag
-        return None
+        return next((tag for tag in self.tags if tag.guid == guid), None)
 
     def note(self, guid):
-        for note in self.notes:
-            if note.guid == guid:
-                return note
-        return None
+        return next((note for note in self.notes if note.guid == guid), None)
 
 
 class Service(object):

@@ -17,6 +17,7 @@ import Network
 /// mode and no distance of its own (the points give it).
 package struct GPXHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.gpx
+    package static let rootElement = "gpx"
     /// The namespaces of GPX 1.1 and 1.0.
     static let namespaces: Set<String> = ["http://www.topografix.com/GPX/1/1", "http://www.topografix.com/GPX/1/0"]
     static let pointElements: Set<String> = ["wpt", "rtept", "trkpt"]
@@ -24,7 +25,7 @@ package struct GPXHistoryReader: XMLHistoryReader {
 
     package let stream = XMLStream()
     private var machine = XMLPointReaderStateMachine(.init(
-        root: "gpx", formatName: "GPX", namespaces: namespaces,
+        root: rootElement, formatName: "GPX", namespaces: namespaces,
         rootHint: "; GPX has <gpx xmlns=\"http://www.topografix.com/GPX/1/1\">",
         records: ["trk": 0, "wpt": 1, "rtept": 1, "trkpt": 1],
         destination: { name, parent in
@@ -36,10 +37,6 @@ package struct GPXHistoryReader: XMLHistoryReader {
     private var trackSpan: (first: Date, last: Date)?
 
     package init() {}
-
-    package static func recognizes(prefix: ArraySlice<UInt8>) -> Bool {
-        XMLStream.rootName(prefix) == "gpx"
-    }
 
     package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
         switch machine.handle(event) {

@@ -23,12 +23,6 @@ package struct HistoryPoint: Sendable, Equatable {
     /// Seconds east of UTC of the clock the source wrote the time in (`+10:00` in Google's newer
     /// exports): the zone the point was lived in. nil when the source said only the instant.
     package var utcOffset: Int?
-
-    package init(fix: Fix, device: String? = nil, utcOffset: Int? = nil) {
-        self.fix = fix
-        self.device = device
-        self.utcOffset = utcOffset
-    }
 }
 
 /// A stay another program judged (Google's `placeVisit`, the on-device `visit`): kept for the
@@ -45,19 +39,6 @@ package struct HistoryVisit: Sendable, Equatable {
     package var semanticType: String?
     /// Seconds east of UTC at its start, as the source wrote it; nil when it said only the instant.
     package var utcOffset: Int?
-
-    package init(start: Date, end: Date, latitude: Double, longitude: Double, name: String? = nil,
-                 address: String? = nil, placeId: String? = nil, semanticType: String? = nil, utcOffset: Int? = nil) {
-        self.utcOffset = utcOffset
-        self.start = start
-        self.end = end
-        self.latitude = latitude
-        self.longitude = longitude
-        self.name = name
-        self.address = address
-        self.placeId = placeId
-        self.semanticType = semanticType
-    }
 }
 
 /// A stretch of movement another program judged (Google's `activitySegment`, the on-device
@@ -89,18 +70,7 @@ package struct HistorySegment: Sendable, Equatable {
     package var distance: Double?
     /// The source's own word for how the person moved ("IN_PASSENGER_VEHICLE", "walking").
     package var mode: String?
-    package var waypoints: [Waypoint]
-
-    package init(start: Date, end: Date, startPoint: Waypoint? = nil, endPoint: Waypoint? = nil,
-                 distance: Double? = nil, mode: String? = nil, waypoints: [Waypoint] = []) {
-        self.start = start
-        self.end = end
-        self.startPoint = startPoint
-        self.endPoint = endPoint
-        self.distance = distance
-        self.mode = mode
-        self.waypoints = waypoints
-    }
+    package var waypoints: [Waypoint] = []
 }
 
 /// Why a record in a file that is otherwise fine did not become a point. Counted, not fatal:

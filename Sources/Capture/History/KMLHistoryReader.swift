@@ -13,10 +13,11 @@ import Network
 /// the line its path (its positions still have no times of their own).
 package struct KMLHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.kml
+    package static let rootElement = "kml"
 
     package let stream = XMLStream()
     private var machine = XMLPointReaderStateMachine(.init(
-        root: "kml", formatName: "KML", records: ["Placemark": 0, "Track": 1],
+        root: rootElement, formatName: "KML", records: ["Placemark": 0, "Track": 1],
         destination: { name, parent in
             switch (name, parent?.name) {
             case ("when", "TimeStamp"): return .value(record: "Placemark", key: "time")
@@ -31,10 +32,6 @@ package struct KMLHistoryReader: XMLHistoryReader {
         }))
 
     package init() {}
-
-    package static func recognizes(prefix: ArraySlice<UInt8>) -> Bool {
-        XMLStream.rootName(prefix) == "kml"
-    }
 
     package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
         switch machine.handle(event) {

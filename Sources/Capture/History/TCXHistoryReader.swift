@@ -7,9 +7,10 @@ import Network
 /// `Time` and `Position` (a point without a position, an indoor run's heart rate, is skipped).
 package struct TCXHistoryReader: XMLHistoryReader {
     package static let format = HistoryFormat.tcx
+    package static let rootElement = "TrainingCenterDatabase"
     package let stream = XMLStream()
     private var machine = XMLPointReaderStateMachine(.init(
-        root: "TrainingCenterDatabase", formatName: "TCX", records: ["Trackpoint": 0],
+        root: rootElement, formatName: "TCX", records: ["Trackpoint": 0],
         destination: { name, parent in
             switch (name, parent?.name) {
             case ("Time", "Trackpoint"), ("AltitudeMeters", "Trackpoint"),
@@ -21,10 +22,6 @@ package struct TCXHistoryReader: XMLHistoryReader {
         }))
 
     package init() {}
-
-    package static func recognizes(prefix: ArraySlice<UInt8>) -> Bool {
-        XMLStream.rootName(prefix) == "TrainingCenterDatabase"
-    }
 
     package mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws {
         switch machine.handle(event) {

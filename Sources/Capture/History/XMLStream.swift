@@ -230,11 +230,17 @@ private let streamError: xmlStructuredErrorFunc = { _, _ in }
 
 /// A history reader on `XMLStream`: it handles the stream's events, the stream is fed for it.
 package protocol XMLHistoryReader: HistoryReader {
+    /// The local name of the document element of this format, by which a file is recognized.
+    static var rootElement: String { get }
     var stream: XMLStream { get }
     mutating func handle(_ event: XMLStream.Event, _ emit: (HistoryItem) throws -> Void) throws
 }
 
 extension XMLHistoryReader {
+    package static func recognizes(prefix: ArraySlice<UInt8>) -> Bool {
+        XMLStream.rootName(prefix) == rootElement
+    }
+
     package mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (HistoryItem) throws -> Void) throws {
         for event in try stream.feed(chunk) { try handle(event, emit) }
     }

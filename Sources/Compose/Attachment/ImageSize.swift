@@ -9,12 +9,9 @@ import Capture
 package struct ImageSize: Sendable, Equatable {
     package var width: Int
     package var height: Int
+}
 
-    package init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-
+extension ImageSize {
     /// The size of an image of MIME type `mime` (as libmagic named it).
     package init?(_ bytes: [UInt8], mime: String) {
         let found: ImageSize?

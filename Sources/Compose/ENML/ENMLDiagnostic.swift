@@ -30,20 +30,12 @@ package struct ENMLDiagnostic: Sendable, Equatable, Codable {
         case mediaType = "media-type"
     }
 
-    package var severity: Severity
+    package var severity: Severity = .error
     package var line: Int
     /// 1-based character column; 0 where libxml2 gives no column.
     package var column: Int
     package var code: Code
     package var message: String
-
-    package init(severity: Severity = .error, line: Int, column: Int, code: Code, message: String) {
-        self.severity = severity
-        self.line = line
-        self.column = column
-        self.code = code
-        self.message = message
-    }
 }
 
 /// The verdict on one document.

@@ -11,12 +11,6 @@ package struct TileID: Sendable, Hashable, CustomStringConvertible {
     package let x: Int
     package let y: Int
 
-    package init(zoom: Int, x: Int, y: Int) {
-        self.zoom = zoom
-        self.x = x
-        self.y = y
-    }
-
     package var description: String { "\(zoom)/\(x)/\(y)" }
 }
 

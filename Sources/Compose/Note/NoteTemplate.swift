@@ -70,26 +70,20 @@ package struct NoteTemplate: Sendable {
     let contentShape: TemplateShape
 
     /// The built-in template, compiled into the binary (templates/default in the repository).
-    package static let builtIn: NoteTemplate = {
-        do {
-            return try NoteTemplate(name: defaultName,
-                                    title: String(decoding: PackageResources.title_mustache, as: UTF8.self),
-                                    content: String(decoding: PackageResources.content_mustache, as: UTF8.self))
-        } catch {
-            preconditionFailure("the built-in template does not parse: \(error)")
-        }
-    }()
+    package static let builtIn = compiledIn(name: defaultName, title: PackageResources.title_mustache)
 
     /// `classic`, compiled in as `default` is.
-    package static let classic: NoteTemplate = {
+    package static let classic = compiledIn(name: classicName, title: PackageResources.ClassicTitle_mustache)
+
+    /// A template compiled into the binary: its own title over the one built-in content.
+    private static func compiledIn(name: String, title: [UInt8]) -> NoteTemplate {
         do {
-            return try NoteTemplate(name: classicName,
-                                    title: String(decoding: PackageResources.ClassicTitle_mustache, as: UTF8.self),
+            return try NoteTemplate(name: name, title: String(decoding: title, as: UTF8.self),
                                     content: String(decoding: PackageResources.content_mustache, as: UTF8.self))
         } catch {
-            preconditionFailure("the classic template does not parse: \(error)")
+            preconditionFailure("the compiled-in template \(name) does not parse: \(error)")
         }
-    }()
+    }
 
     package init(name: String, title: String, content: String) throws(NoteError) {
         self.name = name

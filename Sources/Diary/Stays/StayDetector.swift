@@ -28,15 +28,7 @@ package struct StayDetector: Sendable, Equatable {
         /// Seconds since 1970.
         package var time: Double
         /// A position the person typed or chose (`--at`): exact, and a stay by itself.
-        package var anchor: Bool
-
-        package init(latitude: Double, longitude: Double, accuracy: Double? = nil, time: Double, anchor: Bool = false) {
-            self.latitude = latitude
-            self.longitude = longitude
-            self.accuracy = accuracy
-            self.time = time
-            self.anchor = anchor
-        }
+        package var anchor: Bool = false
     }
 
     /// A stay another program judged (Google's visits from `enlog import`): taken for its span.

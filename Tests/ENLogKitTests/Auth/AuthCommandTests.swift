@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
 @testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog auth …` and `enlog notebooks` as a user runs them on a machine without a browser:
 /// the real binary, the official SDK's server behind an oauthlib-checked OAuth server.

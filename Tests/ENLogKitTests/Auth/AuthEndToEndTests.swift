@@ -1,17 +1,8 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
 @testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Full logins against Tests/support/oauth_server.py (oauthlib verifies every signature and the PKCE verifier).
 /// The test plays the browser: the flow "opens" the authorization URL (DISPLAY is set in the injected

@@ -1,17 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The Python interpreter with oauthlib (env ENLOG_PYTHON). Skips when unset, fails under CI=true.
 func requirePython(file: StaticString = #filePath, line: UInt = #line) throws -> String {

@@ -1,14 +1,4 @@
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 import XCTest
 
 final class FixAndQualityFilterTests: XCTestCase {

@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Every source of a fix (`--at`, NMEA to `log` and `import`, GPX, a photo's EXIF, gpsd) goes
 /// through the same checks (`Fix.Limits`, in `Fix.init`): an impossible value is refused with

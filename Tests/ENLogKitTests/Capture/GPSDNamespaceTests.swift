@@ -1,16 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog log --gpsd NAME` in a namespace whose DNS hangs (`DNSBlackHole`): the real `getaddrinfo`
 /// waits as long as resolv.conf says, so `--timeout` must bound the lookup like every other wait.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Capture
 
 /// gpsd's report times are read as track files' are: ISO8601DateFormatter's ICU divided by zero

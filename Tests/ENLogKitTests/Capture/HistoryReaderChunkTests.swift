@@ -1,16 +1,6 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The readers are push parsers: however a file is cut into chunks (1 byte, 7, 4096, whole), the
 /// same items come out, and the same error at the same place. Checked on every real export a

@@ -1,8 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
 @testable import Capture
-@testable import Compose
 
 /// libxml2's limits in enlog's words (issue 32, class 9): never "internal error: …" (enlog's own
 /// words for a bug of its own, exit 70), never its option names.

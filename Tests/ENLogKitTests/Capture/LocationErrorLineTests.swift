@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Capture
 @testable import Diary
 

@@ -1,17 +1,6 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The outbox on a file system with no space left (a small tmpfs, filled): every command that
 /// writes says "no space left" with exit 73 and stores nothing; every command that reads still

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
 
 /// Issue 34 item 6: the docs are what enlog prints. Every ```console example of README.md and
 /// docs/*.md is run, with the values it shows, against loopback servers, and the first line of

@@ -1,10 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import Configuration
-@testable import Capture
-@testable import Outbox
-@testable import Diary
 
 /// Issue 34: the first commands a newcomer types answer; a mistyped command is told what was
 /// meant; every flag a message suggests exists.

@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
 @testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Counts and articles in messages: "1 point", "an integer", never "1 points" or "a integer".
 final class GrammarTests: XCTestCase {

@@ -1,17 +1,6 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Every command and option that reads a file, given what is not a file of bounded size: an
 /// endless device, a FIFO nobody writes to, a FIFO written a byte at a time for ever, a

@@ -2,16 +2,10 @@ import Foundation
 import Mustache
 import Testing
 @testable import Support
-@testable import EvernoteAPI
 @testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
 @testable import Sync
-@testable import Watch
 
 /// Numbers, flags and files a user types or edits: every one is checked where it is read, and a
 /// bad one is one `enlog: error:` line naming where it came from, with its own exit code.

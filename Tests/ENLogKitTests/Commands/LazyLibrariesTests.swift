@@ -1,17 +1,6 @@
 import CLazyLibraries
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// libcurl, libarchive, libmagic, libexif, yajl, cairo, libpng, FreeType, libxml2 and libmosquitto load on
 /// their first call (CLazyLibraries), so that a command that never sends, unpacks, reads a photo,

@@ -1,17 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog` run as a user runs it, against a private outbox and config directory.
 struct EnlogHome {

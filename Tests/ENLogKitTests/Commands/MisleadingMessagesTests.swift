@@ -1,16 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Issue 20, defect 17: each of these said something untrue about what went wrong.
 final class MisleadingMessagesTests: XCTestCase {

@@ -1,16 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Paths as odd as a file system allows, or as empty as a careless script makes them: a path is
 /// always echoed on one line with its control characters escaped (a newline in it cannot forge a

@@ -1,16 +1,6 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Every command that prints, with standard output full (/dev/full), closed (`>&-`), or a pipe
 /// whose reader is gone: one error line and exit 74, or for a closed pipe the quiet end a filter

@@ -5,9 +5,7 @@ import XCTest
 import Glibc
 #endif
 @testable import Support
-@testable import Configuration
 @testable import Capture
-@testable import Diary
 
 /// Paths are bytes (issue 32, class 3). A name that is not UTF-8 (`db\xE9.sqlite`, a Latin-1
 /// file from an old disk) is either opened by its exact bytes (`import`: files, folders, names

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Configuration
 
 /// Nesting in config.toml (table headers and keys of many dotted parts, arrays in arrays, inline

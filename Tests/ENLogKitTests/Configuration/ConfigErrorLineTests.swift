@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Configuration
 @testable import Diary
 

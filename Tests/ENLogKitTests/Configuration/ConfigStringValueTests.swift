@@ -1,8 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import Configuration
-@testable import Diary
 
 /// String settings carry no control characters: a TOML `\u0000` cut the string short where
 /// TOMLKit hands it over (`db = ".../real.sqlite\u0000.x"` opened real.sqlite), and any other

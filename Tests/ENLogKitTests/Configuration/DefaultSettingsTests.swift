@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
 @testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Reading the configuration checks the values a user gave, not the built-in defaults (their
 /// URL checks would load libcurl at every start): the defaults are checked here, once.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Configuration
+@testable import Support
 
 /// enlog's own TOML reader (TOMLReader): what config.toml may hold reads as TOML 1.0 says, and
 /// everything else is a syntax error at its line and column, never a crash. The inputs on which

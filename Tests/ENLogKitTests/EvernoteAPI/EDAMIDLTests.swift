@@ -1,6 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
 
 /// Holds enlog's EDAM field tables and service calls against Evernote's own IDL in

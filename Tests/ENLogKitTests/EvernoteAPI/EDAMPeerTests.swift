@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Cross-checks our bytes against the PyPI `evernote3` SDK's generated classes and Thrift
 /// runtime (Tests/support/edam_peer.py). Needs `ENLOG_PYTHON` = a python with evernote3.

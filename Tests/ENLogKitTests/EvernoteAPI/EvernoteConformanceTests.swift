@@ -2,15 +2,7 @@ import Foundation
 import XCTest
 @testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// End to end: our Thrift codec and EDAM clients over ThriftHTTPTransport/HTTPClient against a
 /// server built on the official SDK's generated code (Tests/support/evernote_server.py).

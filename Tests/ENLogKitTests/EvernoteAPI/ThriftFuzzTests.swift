@@ -1,15 +1,6 @@
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Deterministic PRNG so a failing fuzz case can be replayed from its iteration number.
 struct SplitMix64 {

@@ -1,15 +1,6 @@
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The reader must turn every malformed input into a ThriftError.
 final class ThriftReaderDefenseTests: XCTestCase {

@@ -1,17 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Parses PROTOCOL.md-style byte listings: hex pairs, with `"text"` standing for its UTF-8 bytes.
 func bytes(_ listing: String) -> [UInt8] {

@@ -1,11 +1,8 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
 @testable import Network
-@testable import Outbox
 @testable import Sync
-@testable import Export
 
 /// `export --enex FILE --new` as the destination of a user without API access: each note goes
 /// out once, the queue empties, and a later sign-in and sync (against the SDK's test server)

@@ -1,11 +1,7 @@
 import Foundation
 import XCTest
 @testable import Support
-@testable import EvernoteAPI
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Export
 
 /// `enlog export --enex`: notes, a digest and their resources (maps, a photo, a PDF, the
 /// digest's GPX and route), read back by readers enlog did not write: xmllint with Evernote's

@@ -1,11 +1,7 @@
 import Foundation
 import XCTest
 import GRDB
-@testable import Support
 @testable import EvernoteAPI
-@testable import Compose
-@testable import Outbox
-@testable import Export
 
 /// Text and files that could break an ENEX file: `]]>` and markup in titles and words, control
 /// characters, files of no bytes or over Evernote's limits, an outbox row that XML cannot carry,

@@ -1,6 +1,5 @@
 import Foundation
 import XCTest
-@testable import Outbox
 
 /// `export --enex` ended by a signal leaves no `.NAME.enlog-XXXXXX` temporary (they reach
 /// hundreds of megabytes), and a later export to the same name removes those a `kill -9` left,

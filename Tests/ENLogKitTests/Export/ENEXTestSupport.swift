@@ -1,8 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
 @testable import Compose
-@testable import Outbox
 
 /// The readers of ENEX that enlog did not write: xmllint with Evernote's 4.0 DTD, and the
 /// independent reader built on PyPI enex2notion (`../shared/evernote/enex/read_enex.py`), plus

@@ -1,9 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import Capture
-@testable import Compose
-@testable import Outbox
 
 /// A note is dated when it happened: its `created`, in ENEX (read by enex2notion's parser) and
 /// in Evernote (the test server's stored note), is the moment it is about — a digest's day, an

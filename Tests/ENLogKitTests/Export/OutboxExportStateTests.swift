@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
 @testable import Capture
 @testable import Compose
 @testable import Outbox

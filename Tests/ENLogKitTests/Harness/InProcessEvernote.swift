@@ -1,16 +1,7 @@
 import Foundation
 import Synchronization
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// An Evernote account in memory, behind the `ThriftTransport` seam: every CALL is decoded with
 /// enlog's own codec and answered the way the service does (REPLY with the result, or the declared

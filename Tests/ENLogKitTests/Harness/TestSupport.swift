@@ -1,16 +1,6 @@
 import Foundation
 import Synchronization
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Where the repository's fixtures live, found from this file so tests run from any directory.
 enum Fixtures {

@@ -1,15 +1,5 @@
 import Foundation
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// A generated drive or stay, one point per second: stops and straight legs due east, each
 /// point with receiver-like noise, as fixes (for the decision logic) or as NMEA (for gpsd).

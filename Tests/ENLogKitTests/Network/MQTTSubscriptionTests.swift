@@ -1,8 +1,6 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import Support
-@testable import Configuration
 @testable import Network
 
 /// The subscription `enlog serve` makes when serve.mqtt_broker is set, against a real mosquitto.

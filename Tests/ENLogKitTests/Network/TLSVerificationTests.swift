@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// TLS verification is always on: a local HTTPS server with a self-signed certificate (valid
 /// for 127.0.0.1, but not issued by a system CA) must be refused.

@@ -3,16 +3,7 @@ import GRDB
 import Synchronization
 import XCTest
 @testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Several processes using a new outbox for the first time: one sets it up (switches the file to
 /// WAL, creates the schema) while the others wait for it, however long that takes on a loaded

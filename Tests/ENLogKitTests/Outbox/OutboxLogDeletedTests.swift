@@ -1,4 +1,3 @@
-@testable import Outbox
 import Foundation
 import GRDB
 import XCTest

@@ -1,16 +1,9 @@
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 import GRDB
 import XCTest
+@testable import Support
 
 /// The sync engine's batch transitions (`markSending(batch:)`, `markSynced(_:)`, `releaseUnsent`)
 /// leave every note exactly as the one-note transitions do, and claim only what is still there

@@ -331,15 +331,8 @@ final class ServeCommandTests: XCTestCase {
     /// was acknowledged is in the history exactly once, no batch is there in part, and sending
     /// everything again to a new `enlog serve` adds only what was never acknowledged.
     func testKillNineUnderLoadLosesNoAcknowledgedPoint() throws {
-        let home = try makeHome()
-        let (secret, _) = try addDevice(home, "phone")
-        let serve = try ServeProcess(home: home, verbose: false)
-        let client = StreamingClient(port: serve.port, secret: secret)
-        let thread = Thread { client.run() }
-        thread.start()
         // Wait until a fair number are acknowledged, then kill mid-stream.
-        let start = Date()
-        while client.acknowledgedCount < 60, Date().timeIntervalSince(start) < 120 { Thread.sleep(forTimeInterval: 0.01) }
+        let (home, secret, serve, client) = try streamingPhone(untilAcknowledged: 60)
         kill(serve.child.pid, SIGKILL)
         _ = serve.child.finish()
         client.stop()
@@ -400,14 +393,7 @@ final class ServeCommandTests: XCTestCase {
 
     /// SIGTERM while a client streams: the server exits 0, and every acknowledged point is there once.
     func testSIGTERMUnderLoadFinishesWhatItAcknowledged() throws {
-        let home = try makeHome()
-        let (secret, _) = try addDevice(home, "phone")
-        let serve = try ServeProcess(home: home, verbose: false)
-        let client = StreamingClient(port: serve.port, secret: secret)
-        let thread = Thread { client.run() }
-        thread.start()
-        let start = Date()
-        while client.acknowledgedCount < 30, Date().timeIntervalSince(start) < 120 { Thread.sleep(forTimeInterval: 0.01) }
+        let (home, _, serve, client) = try streamingPhone(untilAcknowledged: 30)
         let stopped = serve.stop(SIGTERM)
         client.stop()
         while !client.finished { Thread.sleep(forTimeInterval: 0.01) }
@@ -420,6 +406,20 @@ final class ServeCommandTests: XCTestCase {
                 XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fix WHERE device = 'phone' AND timestamp = ?", arguments: [time]), 1, time)
             }
         }
+    }
+
+    /// A device "phone", a server, and a client streaming to it from a thread of its own, once
+    /// `count` of its requests are acknowledged (or two minutes have gone by).
+    private func streamingPhone(untilAcknowledged count: Int) throws
+        -> (home: EnlogHome, secret: String, serve: ServeProcess, client: StreamingClient) {
+        let home = try makeHome()
+        let (secret, _) = try addDevice(home, "phone")
+        let serve = try ServeProcess(home: home, verbose: false)
+        let client = StreamingClient(port: serve.port, secret: secret)
+        Thread { client.run() }.start()
+        let start = Date()
+        while client.acknowledgedCount < count, Date().timeIntervalSince(start) < 120 { Thread.sleep(forTimeInterval: 0.01) }
+        return (home, secret, serve, client)
     }
 
     func testServeThatCannotListenExits69() throws {

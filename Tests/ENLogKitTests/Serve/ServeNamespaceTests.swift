@@ -3,8 +3,6 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
-@testable import Auth
 
 /// `enlog serve` in a network namespace whose link is down while notes wait: the test brings the
 /// link up, and serve — woken by the kernel's rtnetlink events, not by its minute timer — uploads

@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
 @testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The one way enlog runs a blocking C call: on a thread of its own, cancellable through the task.
 final class BlockingCallTests: XCTestCase {

@@ -1,16 +1,8 @@
 import Foundation
 import XCTest
 @testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Issue 20, defect 11: every printer of an instant (history's lines, every JSON output, track
 /// files) goes through `InstantText`, so an instant prints the same everywhere, as `date -u`

@@ -2,17 +2,10 @@ import Foundation
 import Synchronization
 import GRDB
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
 @testable import Auth
-@testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
 @testable import Sync
-@testable import Watch
 
 /// The remembered NoteStore address: stored by a sync, probed by reachability, used when DNS fails.
 final class SyncAddressTests: XCTestCase {

@@ -3,16 +3,13 @@ import GRDB
 import Synchronization
 import XCTest
 @testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
+import EvernoteAPI
+import Network
+import Capture
+import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
+import Diary
+import Sync
 
 /// The SDK-based EDAM server plus an outbox in a scratch directory.
 final class SyncFixture {

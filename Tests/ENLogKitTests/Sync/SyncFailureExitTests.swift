@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
 @testable import Sync
-@testable import Watch
 
 /// Issue 9 items 2 and 11, issue 8 item 5: a sync that leaves notes because something failed
 /// says so and does not exit 0; a hanging NoteStore is bounded and leaves notes the user can act on.

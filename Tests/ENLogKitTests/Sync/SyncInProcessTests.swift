@@ -1,17 +1,12 @@
 import Foundation
 import XCTest
 import GRDB
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
+import EvernoteAPI
+import Capture
+import Compose
+import Outbox
+import Diary
+import Sync
 
 /// The sync engine against the in-process account: fast, no process, same exactly-once rules.
 final class SyncInProcessTests: XCTestCase {

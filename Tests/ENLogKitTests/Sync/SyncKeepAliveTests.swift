@@ -4,17 +4,9 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
 @testable import Sync
-@testable import Watch
 
 /// One kept-alive connection per run, and the two ways a kept-alive connection can betray a
 /// `createNote` (issue 10): the server stores the note and closes without replying, or closes

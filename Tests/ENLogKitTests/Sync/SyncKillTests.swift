@@ -3,17 +3,8 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// SplitMix64: a fixed-seed schedule that is the same on every machine.
 struct SeededGenerator: RandomNumberGenerator {

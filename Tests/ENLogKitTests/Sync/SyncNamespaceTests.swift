@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
 @testable import Auth
-@testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog sync` in a namespace whose DNS hangs (`DNSBlackHole`), to an HTTPS NoteStore named
 /// `evernote.test` (a self-signed certificate for that name, trusted through `network.ca_file`):

@@ -1,17 +1,11 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
 @testable import Outbox
-@testable import Diary
 @testable import Sync
-@testable import Watch
 
 /// A database failure during a sync or a geocode lookup is the outbox's own error (locked: 75),
 /// never a service failure, and no note is marked wrongly.

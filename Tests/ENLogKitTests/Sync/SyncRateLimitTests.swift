@@ -1,17 +1,6 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Issue 20, defect 5: a `rateLimitDuration` of 2147483647 s held every later sync until 2094,
 /// and nothing cleared it. A wait is now an hour at most (Evernote's window), said so, and

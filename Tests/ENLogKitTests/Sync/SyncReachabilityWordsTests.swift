@@ -1,7 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import Sync
 
 /// Issue 34 item 5: after the server went away, `sync` said "stopped: networkDown" (the name of a
 /// case in the code) while `reachability` right after said "reachable … 0.6 ms". Both now say

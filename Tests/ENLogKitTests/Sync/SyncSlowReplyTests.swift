@@ -1,16 +1,8 @@
 import Foundation
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
 @testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
 @testable import Sync
-@testable import Watch
 
 /// A reply slower than the client's timeout: the request may have been stored, so the note must
 /// be looked up, not created again.

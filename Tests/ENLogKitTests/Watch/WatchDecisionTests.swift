@@ -1,16 +1,8 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
 @testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `watch`'s decision, on generated tracks: where notes fall on a drive with stops, and that a
 /// receiver that does not move logs nothing however much its fixes wander.

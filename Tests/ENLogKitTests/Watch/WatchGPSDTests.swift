@@ -1,16 +1,9 @@
 import Foundation
 import XCTest
 import Glibc
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
 @testable import Watch
 
 /// Debian's gpsd, fed a generated drive by gpsfake: watch logs where it should, survives gpsd

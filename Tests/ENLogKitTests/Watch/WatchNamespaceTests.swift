@@ -3,17 +3,6 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog watch` in a network namespace whose link is down while notes wait: the test brings the
 /// link up, and watch — woken by the kernel's rtnetlink events, not by a timer — checks

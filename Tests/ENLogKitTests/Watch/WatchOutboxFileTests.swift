@@ -22,6 +22,16 @@ extension WatchGPSDTests {
         return (home, watch)
     }
 
+    /// The notes watch said it logged (three at least) are the outbox's notes at the path, and the
+    /// file is whole.
+    private func assertEveryNotedNoteIsThere(_ home: EnlogHome, _ output: String, _ message: String,
+                                             file: StaticString = #filePath, line: UInt = #line) {
+        let noted = notedIds(output)
+        XCTAssertGreaterThanOrEqual(noted.count, 3, file: file, line: line)
+        XCTAssertEqual(try noteIds(home, db: home.database), noted, message, file: file, line: line)
+        XCTAssertEqual(try home.counts().integrity, "ok", file: file, line: line)
+    }
+
     private func notedIds(_ output: String) -> [Int] {
         WatchProcess.events(output).filter { $0["event"] as? String == "noted" }.compactMap { $0["id"] as? Int }
     }
@@ -46,10 +56,7 @@ extension WatchGPSDTests {
         XCTAssertEqual(restored.count, 1, "said once")
         XCTAssertEqual(restored.first?["message"] as? String,
                        "outbox \(home.database) was deleted while enlog was writing to it; it is back there with every note, the last one included")
-        let noted = notedIds(end.output)
-        XCTAssertGreaterThanOrEqual(noted.count, 3)
-        XCTAssertEqual(try noteIds(home, db: home.database), noted, "every note watch logged is in the outbox at the path")
-        XCTAssertEqual(try home.counts().integrity, "ok")
+        assertEveryNotedNoteIsThere(home, end.output, "every note watch logged is in the outbox at the path")
         XCTAssertEqual(try home.counts().notesWithoutFix, 0)
     }
 
@@ -91,10 +98,7 @@ extension WatchGPSDTests {
         XCTAssertEqual(restored.first?["message"] as? String,
                        "the write-ahead log of outbox \(home.database) (\(home.database)-wal) was deleted while enlog was writing to it; "
                        + "every note in it, the last one included, is now in the outbox")
-        let noted = notedIds(end.output)
-        XCTAssertGreaterThanOrEqual(noted.count, 3)
-        XCTAssertEqual(try noteIds(home, db: home.database), noted, "every note watch reported logged survives the kill")
-        XCTAssertEqual(try home.counts().integrity, "ok")
+        assertEveryNotedNoteIsThere(home, end.output, "every note watch reported logged survives the kill")
         XCTAssertEqual(try home.counts().notesWithoutFix, 0)
     }
 
@@ -105,9 +109,6 @@ extension WatchGPSDTests {
         XCTAssertEqual(unlink(home.database + "-shm"), 0)
         XCTAssertTrue(watch.waitFor(3, "noted", seconds: 120), "stopped noting: \(watch.child.output.suffix(3000))")
         let end = watch.terminate(SIGKILL)
-        let noted = notedIds(end.output)
-        XCTAssertGreaterThanOrEqual(noted.count, 3)
-        XCTAssertEqual(try noteIds(home, db: home.database), noted, "every note watch reported logged survives the kill")
-        XCTAssertEqual(try home.counts().integrity, "ok")
+        assertEveryNotedNoteIsThere(home, end.output, "every note watch reported logged survives the kill")
     }
 }

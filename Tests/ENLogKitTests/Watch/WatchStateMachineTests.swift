@@ -3,13 +3,11 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
 @testable import Network
-@testable import Configuration
-@testable import Capture
-@testable import Outbox
-@testable import Diary
-@testable import Sync
+import Capture
+import Outbox
+import Diary
+import Sync
 @testable import Watch
 
 /// `watch`'s decisions as a value: sequences of inputs and the exact actions they give. The

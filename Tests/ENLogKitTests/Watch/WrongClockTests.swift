@@ -3,10 +3,7 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
-@testable import Configuration
 @testable import Capture
-@testable import Diary
 @testable import Watch
 
 /// A system clock that disagrees with GPS time (issue 32, class 5): an RTC-less machine before

@@ -1,16 +1,6 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The rules beyond the DTD read attribute values as the UTF-8 bytes libxml2 holds. These pin what
 /// they say, word for word, where bytes and Swift's Characters could part: non-ASCII text,

@@ -1,16 +1,6 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Our DTD verdict must agree with xmllint's, an independent checker built on the same DTD and
 /// entity files (through ../shared/evernote/dtd/catalog.xml), on every fixture.

@@ -1,17 +1,7 @@
 import CLibXML2
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The pooled DTD lists the children of mixed content most common first: the same names, so the
 /// same verdicts, only found sooner.

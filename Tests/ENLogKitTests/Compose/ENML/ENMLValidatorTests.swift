@@ -1,16 +1,6 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// An expectation written into an invalid fixture's prolog: `<!-- expect: CODE@LINE … -->`.
 struct ExpectedDiagnostic: Equatable, CustomStringConvertible {

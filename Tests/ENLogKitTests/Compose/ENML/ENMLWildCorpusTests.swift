@@ -1,16 +1,6 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Real notes Evernote's clients wrote and the service stored (`../shared/enml-wild/`, read in
 /// place, never copied): what the ENML DTD accepts, `enlog validate` must accept; what it refuses,

@@ -1,16 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Nominatim's policy (one request a second) held across processes: issue 9 saw six `enlog log`
 /// started together send pairs of requests 35 ms apart.

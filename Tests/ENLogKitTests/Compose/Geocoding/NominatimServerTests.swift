@@ -1,16 +1,9 @@
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
 @testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 import GRDB
 import XCTest
+@testable import Support
 
 /// Against `Tests/support/nominatim_server.py` on 127.0.0.1 (never any other address).
 final class NominatimServerTests: XCTestCase {

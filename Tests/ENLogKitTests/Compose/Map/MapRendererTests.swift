@@ -1,17 +1,8 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
+@testable import Support
 
 /// Maps rendered against the local tile server: caching, revalidation, the download bound,
 /// errors, and the picture checked by an independent decoder.

@@ -1,17 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The local tile server (Tests/support/tile_server.py, Pillow-generated tiles) through the shared harness.
 final class TileTestServer {

@@ -1,17 +1,7 @@
 import CCairo
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The speed-ups of a warm map, each checked for the picture it must still make: the finished
 /// map reused from the disk cache (never when its tiles changed), libpng's encoder (the pixels

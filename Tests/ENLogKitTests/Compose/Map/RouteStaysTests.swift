@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The stays on a route map: a violet disc at each, read back from the PNG by Pillow.
 final class RouteStaysTests: XCTestCase {

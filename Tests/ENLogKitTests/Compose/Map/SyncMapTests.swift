@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Notes with maps through `enlog sync` to the official Evernote SDK's server classes, which
 /// decode the uploaded note: the map arrives as a resource whose body, hash and size agree.

@@ -3,16 +3,7 @@ import GRDB
 import Synchronization
 import XCTest
 @testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 final class TileCacheTests: XCTestCase {
     let now = Date(timeIntervalSince1970: 1_800_000_000)

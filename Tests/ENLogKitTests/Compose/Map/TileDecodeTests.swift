@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Tiles are decoded by libpng straight into the map's canvas (`MapCanvas.paintPNG`). Every kind
 /// of PNG a tile server may send is written by an independent encoder (pypng), drawn partly

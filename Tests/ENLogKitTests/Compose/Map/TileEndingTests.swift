@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Compose
 
 /// Whatever follows a PNG's image data, decoding it ends: libpng's progressive reader, stopped

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Compose
 
 /// A note template that multiplies (sections nested in sections over the same list) rendered

@@ -4,17 +4,9 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
 @testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
+@testable import Capture
 
 /// `enlog import` end to end, the built binary on real files: folders and zip archives, several
 /// files with a bad one among them, devices kept apart, a bad file taking back the chunks it had

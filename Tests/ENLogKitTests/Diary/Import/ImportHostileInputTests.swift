@@ -1,9 +1,7 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
 @testable import Capture
-@testable import Diary
 
 /// Round three of hostile input to `enlog import`: dates no calendar has, skip reasons that name
 /// the cause, UTF-16 files, and quoted CSV fields holding line breaks.

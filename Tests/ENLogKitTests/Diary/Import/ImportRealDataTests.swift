@@ -1,16 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Every file of `../shared/location-history-real/` (147 exports from the test data of public
 /// location projects, `SOURCES.tsv` naming each one's format): `enlog import` either reads the

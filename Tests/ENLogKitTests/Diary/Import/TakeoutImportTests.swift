@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// A Google Takeout download as people have it, made at test time from the real exports of
 /// `../shared/location-history-real/`: Records.json, a Semantic month, a `Timeline Edits.json` of

@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// No note leaves with "Address pending", the built binary end to end: geocoding off, a note is
 /// final with its coordinates alone; a note that waited for an address it cannot get goes into

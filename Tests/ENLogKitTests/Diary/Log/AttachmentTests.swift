@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
-@testable import Support
 @testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `--attach`: files typed by libmagic from their content, sized from their headers (checked
 /// against Pillow's sizes), refused with one line and their own exit code before anything is stored.

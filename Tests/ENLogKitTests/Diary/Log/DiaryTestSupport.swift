@@ -1,16 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Files for diary tests made by real tools: Pillow draws the images and writes the PDF,
 /// exiftool (Debian libimage-exiftool-perl) writes GPS tags into a JPEG and reads them back.

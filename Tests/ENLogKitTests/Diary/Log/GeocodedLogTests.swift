@@ -1,17 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 @Suite("enlog log with reverse geocoding")
 struct GeocodedLogTests {

@@ -1,16 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The words of a note: `-m`, `--message-file` (a file or standard input) and `-e` (the editor,
 /// run on a real terminal: util-linux `script` gives enlog a pseudo-terminal).

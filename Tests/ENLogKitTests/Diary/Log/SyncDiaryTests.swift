@@ -1,16 +1,7 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Diary notes through `enlog sync` to the official Evernote SDK's server classes: the photo,
 /// the attached files, the words and the map arrive in one note, each resource once, its body's

@@ -1,16 +1,6 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Every real Google Timeline export of `../shared/location-history-real/` that states its own
 /// figures (Semantic Location History, the Android and iOS on-device exports), imported and told

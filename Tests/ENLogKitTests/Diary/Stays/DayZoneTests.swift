@@ -1,10 +1,9 @@
 import Foundation
 import Testing
-@testable import Support
 @testable import Capture
 @testable import Compose
-@testable import Outbox
 @testable import Diary
+@testable import Outbox
 
 /// Each day in the zone where it was lived: the built binary on a real Android Timeline export
 /// whose times carry `+10:00` (dedicatedcode/reitti's randomized Australian-offset file), with

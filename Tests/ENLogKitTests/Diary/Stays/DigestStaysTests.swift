@@ -1,16 +1,8 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
 @testable import Compose
 @testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// The stays in the digest: found with the configured stays.* settings however the digest is made.
 extension DigestTests {

@@ -1,17 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
 @testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// "On this day" in the digest: the same calendar date in earlier years, in the digest's zone.
 @Suite("on this day")

@@ -1,9 +1,6 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import Configuration
 @testable import Capture
-@testable import Outbox
 @testable import Diary
 
 /// One visit is one stay however a phone indoors records it (issue 31, "one stay per visit"):

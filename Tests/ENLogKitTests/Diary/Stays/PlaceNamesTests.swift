@@ -1,17 +1,9 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
+@testable import Compose
 
 /// Where a place's name comes from, on the real Google exports of `../shared/location-history-real/`:
 /// a placeholder label (`TYPE_ALIASED_LOCATION`, `TYPE_SEARCHED_ADDRESS`, `UNKNOWN`…) is no name;

@@ -1,17 +1,6 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog places`, the built binary on a real outbox with a local Nominatim: places come from
 /// the stays, are unnamed while the geocoder is unreachable and named on a later run, an

@@ -1,17 +1,6 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog timeline` and `enlog places list` on an outbox the user cannot write (another user's
 /// diary, a backup, a read-only mount) tell the day with the places known, as `queue list` and

@@ -1,16 +1,8 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
 @testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// Stays found in made-up days whose truth is known: the classic rule's failures (noise, Wi-Fi
 /// fixes, gaps, sparse fixes) each have a case, and each case fails with the plain rule.

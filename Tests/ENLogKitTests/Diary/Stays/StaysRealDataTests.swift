@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import Configuration
 @testable import Capture
 @testable import Outbox
 @testable import Diary

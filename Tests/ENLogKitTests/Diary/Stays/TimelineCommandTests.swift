@@ -1,16 +1,7 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
-@testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog timeline`, the built binary on a real outbox: a day imported from a CSV with accuracies
 /// and a Google visit becomes its stays and moves, a typed `--at` is a stay by itself, and the

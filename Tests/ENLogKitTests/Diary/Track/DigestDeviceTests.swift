@@ -1,10 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Support
 @testable import Capture
 @testable import Outbox
-@testable import Diary
 
 /// `enlog digest --device NAME`: the day's digest from one phone's points alone, remembered per
 /// (day, device) apart from the whole history's.

@@ -1,16 +1,9 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
 @testable import Outbox
 @testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog digest`: one note for a day, with its GPX track and its route map, uploaded to the test
 /// Evernote server and decoded there by the official SDK's classes.

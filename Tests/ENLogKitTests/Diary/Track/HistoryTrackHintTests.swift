@@ -1,16 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `history` without `--track` lists the fixes notes were written at; the imported track is
 /// not lost from sight: a line on standard error says how many fixes it holds and how to see them.

@@ -1,16 +1,5 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `history --since`, `--until` and `--date` are read in one zone, note.time_zone (here Tokyo,
 /// while the process runs in UTC), in the listing and in every export format alike.

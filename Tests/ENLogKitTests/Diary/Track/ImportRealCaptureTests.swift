@@ -1,16 +1,5 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
-@testable import Capture
-@testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `import` and `log --nmea` read NMEA through one reader, so they agree on every real capture in
 /// `../shared/nmea-real/` (most begin with `# comment` lines, some mid-sentence): a log `log --nmea`

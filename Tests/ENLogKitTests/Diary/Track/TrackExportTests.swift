@@ -1,16 +1,8 @@
 import Foundation
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog history --format gpx|geojson|csv`: what enlog writes, read back by independent readers
 /// (gpxpy, Python's json and csv, gpsbabel) as the same points.

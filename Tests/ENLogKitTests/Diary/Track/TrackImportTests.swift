@@ -1,17 +1,8 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
-@testable import Compose
 @testable import Outbox
-@testable import Diary
-@testable import Sync
-@testable import Watch
 
 /// `enlog import FILE`: GPX from elsewhere (gpsbabel, files with extensions and several
 /// segments) and NMEA logs into the history, each time once; malformed files import nothing.

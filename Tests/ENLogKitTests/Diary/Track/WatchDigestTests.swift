@@ -3,16 +3,8 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
-@testable import Outbox
-@testable import Diary
-@testable import Sync
 @testable import Watch
 
 /// `watch.digest = true`: the previous day's digest once the day is over in note.time_zone,

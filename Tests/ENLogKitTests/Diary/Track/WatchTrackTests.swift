@@ -1,15 +1,8 @@
 import Foundation
 import Testing
-@testable import Support
-@testable import EvernoteAPI
-@testable import Configuration
-@testable import Network
-@testable import Auth
 @testable import Capture
 @testable import Compose
-@testable import Outbox
 @testable import Diary
-@testable import Sync
 @testable import Watch
 
 /// The track `watch` keeps, as a value: which fixes go into the history and how they are batched.
