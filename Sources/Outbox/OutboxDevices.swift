@@ -31,6 +31,32 @@ extension OutboxSchema {
             CREATE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL AND importRun IS NULL
             """)
     }
+
+    /// A phone's point is once per (device, millisecond) by the rule of `fix_on_device_timestamp`
+    /// itself, now unique: the receiver inserts with `ON CONFLICT DO NOTHING` instead of looking
+    /// each point up first (one probe of the index per point instead of two).
+    ///
+    /// The receiver's lookup kept its own points apart, but an outbox may still hold two rows of a
+    /// device's millisecond outside any import: imported twins a note was written on, which
+    /// `fix-identity-v1` left outside their import, beside each other or beside a point the phone
+    /// sent. The first (lowest id) stays; a note on a later one moves to it (the same device at
+    /// the same millisecond: the same point), and the later ones go.
+    static let deviceIndexUniqueMigration = OutboxMigration("device-index-unique-v1") { db in
+        let firstTwin = """
+            SELECT min(first.id) FROM fix AS first WHERE first.device = fix.device AND first.timestamp = fix.timestamp
+                AND first.importRun IS NULL
+            """
+        let laterTwins = "SELECT id FROM fix WHERE device IS NOT NULL AND importRun IS NULL AND id > (\(firstTwin))"
+        try db.execute(sql: """
+            UPDATE note SET fixId = (SELECT (\(firstTwin)) FROM fix WHERE fix.id = note.fixId)
+            WHERE fixId IN (\(laterTwins))
+            """)
+        try db.execute(sql: "DELETE FROM fix WHERE id IN (\(laterTwins))")
+        try db.execute(sql: "DROP INDEX fix_on_device_timestamp")
+        try db.execute(sql: """
+            CREATE UNIQUE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL AND importRun IS NULL
+            """)
+    }
 }
 
 /// A row of `device`: a phone that may send points, known by its name.
@@ -128,7 +154,8 @@ extension OutboxStore {
     /// Adds one request's points of `device` to the history in one transaction, committed (the
     /// outbox syncs in full) before this returns: a point is acknowledged to the phone only after.
     /// A point whose millisecond the history has from the same device already is skipped, so a
-    /// batch sent again (the app never saw the reply) adds nothing.
+    /// batch sent again (the app never saw the reply) adds nothing: the unique index
+    /// `fix_on_device_timestamp` refuses it (`ON CONFLICT DO NOTHING`), no lookup first.
     ///
     /// Bound and stepped through SQLite's C API (`RawStatement`), the device's name and each
     /// time bound without a copy: GRDB's arguments, a `DatabaseValue` array per statement, were
@@ -137,10 +164,9 @@ extension OutboxStore {
         guard !fixes.isEmpty else { return PhoneStoreResult() }
         return try await write { db in
             let connection = db.sqliteConnection
-            let existing = try RawStatement(connection, "SELECT 1 FROM fix WHERE device = ?1 AND timestamp = ?2 AND importRun IS NULL LIMIT 1")
             let insert = try RawStatement(connection, """
                 INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT DO NOTHING
                 """)
             let time = UnsafeMutablePointer<UInt8>.allocate(capacity: StorageTime.length)
             defer { time.deallocate() }
@@ -149,16 +175,9 @@ extension OutboxStore {
             try insert.bind(9, StorageTime.text(now))
             var name = device
             try name.withUTF8 { name in
-                try existing.bindUnchanged(1, name.baseAddress, count: name.count)
                 try insert.bindUnchanged(10, name.baseAddress, count: name.count)
                 for fix in fixes {
                     StorageTime.write(fix.timestamp, into: time)
-                    try existing.bindUnchanged(2, time, count: StorageTime.length)
-                    if try existing.stepFindsRow() {
-                        result.alreadyThere += 1
-                        result.addedFixIds.append(nil)
-                        continue
-                    }
                     try insert.bind(1, fix.latitude)
                     try insert.bind(2, fix.longitude)
                     try insert.bind(3, fix.altitude)
@@ -167,9 +186,13 @@ extension OutboxStore {
                     try insert.bind(6, fix.course)
                     try insert.bindUnchanged(7, time, count: StorageTime.length)
                     try insert.bind(8, fix.source.rawValue)
-                    try insert.execute()
-                    result.added += 1
-                    result.addedFixIds.append(sqlite3_last_insert_rowid(connection))
+                    if try insert.executeAdds() == 1 {
+                        result.added += 1
+                        result.addedFixIds.append(sqlite3_last_insert_rowid(connection))
+                    } else {
+                        result.alreadyThere += 1
+                        result.addedFixIds.append(nil)
+                    }
                 }
             }
             return result
