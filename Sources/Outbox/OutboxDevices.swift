@@ -164,35 +164,19 @@ extension OutboxStore {
         guard !fixes.isEmpty else { return PhoneStoreResult() }
         return try await write { db in
             let connection = db.sqliteConnection
-            let insert = try RawStatement(connection, """
-                INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT DO NOTHING
-                """)
-            let time = UnsafeMutablePointer<UInt8>.allocate(capacity: StorageTime.length)
-            defer { time.deallocate() }
+            let created = StorageTime.text(now)
             var result = PhoneStoreResult()
             result.addedFixIds.reserveCapacity(fixes.count)
-            try insert.bind(9, StorageTime.text(now))
             var name = device
             try name.withUTF8 { name in
-                try insert.bindUnchanged(10, name.baseAddress, count: name.count)
-                for fix in fixes {
-                    StorageTime.write(fix.timestamp, into: time)
-                    try insert.bind(1, fix.latitude)
-                    try insert.bind(2, fix.longitude)
-                    try insert.bind(3, fix.altitude)
-                    try insert.bind(4, fix.horizontalAccuracy)
-                    try insert.bind(5, fix.speed)
-                    try insert.bind(6, fix.course)
-                    try insert.bindUnchanged(7, time, count: StorageTime.length)
-                    try insert.bind(8, fix.source.rawValue)
-                    if try insert.executeAdds() == 1 {
-                        result.added += 1
-                        result.addedFixIds.append(sqlite3_last_insert_rowid(connection))
-                    } else {
-                        result.alreadyThere += 1
-                        result.addedFixIds.append(nil)
-                    }
+                let rows = PhonePointInsert.rowsPerGroup
+                let many = fixes.count >= rows ? try PhonePointInsert(connection, rows: rows, created: created, device: name) : nil
+                let one = fixes.count % rows > 0 ? try PhonePointInsert(connection, rows: 1, created: created, device: name) : nil
+                var start = 0
+                while start < fixes.count {
+                    guard let insert = fixes.count - start >= rows ? many : one else { break }
+                    try insert.store(fixes[start..<start + insert.rows], into: &result)
+                    start += insert.rows
                 }
             }
             return result
@@ -217,6 +201,104 @@ extension OutboxStore {
                             AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id))
                     """)
                 .order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
+        }
+    }
+}
+
+/// One INSERT of `rows` points of one phone, `ON CONFLICT DO NOTHING` (the unique index
+/// `fix_on_device_timestamp` refuses a (device, millisecond) already there), many rows a
+/// statement for the reason `FixInsert` has them: a statement's own start and end, and
+/// AUTOINCREMENT's `sqlite_sequence`, are paid once for all its rows. Parameters ?1 and ?2
+/// (creation time, device) are shared by the rows; row r has its eight from 3 + 8 r.
+final class PhonePointInsert {
+    static let rowsPerGroup = 50
+    private static let perRow: Int32 = 8
+
+    let rows: Int
+    private let connection: OpaquePointer?
+    private let statement: RawStatement
+    /// The device's name, bound without a copy: the caller keeps it as it is while this lives.
+    private let device: UnsafeBufferPointer<UInt8>
+    /// Each row's time as `StorageTime` text, bound without a copy (SQLITE_STATIC) until the step.
+    private let times: UnsafeMutablePointer<UInt8>
+    /// What each row's source is bound to now (bindings outlive a reset): rebound only when it differs.
+    private var sources: [Fix.Source?]
+
+    init(_ connection: OpaquePointer?, rows: Int, created: String, device: UnsafeBufferPointer<UInt8>) throws {
+        self.rows = rows
+        self.connection = connection
+        self.device = device
+        let values = (0..<Int32(rows)).map { row in
+            let first = 3 + row * Self.perRow
+            // latitude … source, createdAt, device
+            return "(" + ((0..<Self.perRow).map { "?\(first + $0)" } + ["?1", "?2"]).joined(separator: ", ") + ")"
+        }
+        statement = try RawStatement(connection, """
+            INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
+            VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING
+            """)
+        times = .allocate(capacity: rows * StorageTime.length)
+        sources = Array(repeating: nil, count: rows)
+        try statement.bind(1, created)
+        try statement.bindUnchanged(2, device.baseAddress, count: device.count)
+    }
+
+    deinit { times.deallocate() }
+
+    /// Inserts `points` (`rows` of them), adding to `result` what became of each, in order.
+    func store(_ points: ArraySlice<Fix>, into result: inout OutboxStore.PhoneStoreResult) throws {
+        precondition(points.count == rows, "a group is filled whole")
+        for (slot, fix) in zip(0..., points) {
+            let first = 3 + Int32(slot) * Self.perRow
+            let time = times + slot * StorageTime.length
+            StorageTime.write(fix.timestamp, into: time)
+            try statement.bind(first, fix.latitude)
+            try statement.bind(first + 1, fix.longitude)
+            try statement.bind(first + 2, fix.altitude)
+            try statement.bind(first + 3, fix.horizontalAccuracy)
+            try statement.bind(first + 4, fix.speed)
+            try statement.bind(first + 5, fix.course)
+            try statement.bindUnchanged(first + 6, time, count: StorageTime.length)
+            if fix.source != sources[slot] {
+                try statement.bind(first + 7, fix.source.rawValue)
+                sources[slot] = fix.source
+            }
+        }
+        let added = try statement.executeAdds()
+        result.added += added
+        result.alreadyThere += rows - added
+        guard added > 0 else {
+            result.addedFixIds.append(contentsOf: repeatElement(Int64?.none, count: rows))
+            return
+        }
+        // Without a conflict the statement's rows got their ids one after another (AUTOINCREMENT,
+        // nothing else inserting in between), the last of them SQLite's last insert.
+        guard added < rows else {
+            let last = sqlite3_last_insert_rowid(connection)
+            result.addedFixIds.append(contentsOf: (last - Int64(added) + 1 ... last).map { Optional($0) })
+            return
+        }
+        // Some were there already (a batch sent again, a millisecond twice), and a refused row
+        // may have used up an id. Each row's (device, millisecond) is held now by one row: the
+        // `added` newest of those are this statement's, each the row of the first point here
+        // with that millisecond (every row there before is older than any added now).
+        let holder = try RawStatement(connection, "SELECT id FROM fix WHERE device = ?1 AND timestamp = ?2 AND importRun IS NULL")
+        try holder.bindUnchanged(1, device.baseAddress, count: device.count)
+        var holders: [Int64] = []
+        holders.reserveCapacity(rows)
+        for slot in 0..<rows {
+            try holder.bindUnchanged(2, times + slot * StorageTime.length, count: StorageTime.length)
+            var id: Int64 = 0
+            try holder.eachRow { row in id = sqlite3_column_int64(row, 0) }
+            holders.append(id)
+        }
+        var new = Set(Set(holders).sorted().suffix(added))
+        for id in holders {
+            if new.remove(id) != nil {
+                result.addedFixIds.append(id)
+            } else {
+                result.addedFixIds.append(nil)
+            }
         }
     }
 }

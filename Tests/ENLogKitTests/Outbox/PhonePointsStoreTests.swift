@@ -130,4 +130,46 @@ final class PhonePointsStoreTests: XCTestCase {
                                                               source: .phone)], device: "phone")
         XCTAssertEqual(again.alreadyThere, 1)
     }
+
+    /// A request's points go in fifty to a statement: which rows of a statement were new, and
+    /// their ids, come out right when some were there already (sent before, or twice in the
+    /// request, within one statement or across two), for every point in order.
+    func testManyPointsAStatementEachTellsWhetherItWasNewAndItsRow() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try OutboxStore(path: directory.path("outbox.sqlite"))
+        let base = Date(timeIntervalSince1970: 1_795_000_000)
+        func points(_ seconds: [Int]) throws -> [Fix] {
+            try seconds.map { try Fix(latitude: 52 + Double($0) / 10_000, longitude: 13.4, timestamp: base.addingTimeInterval(Double($0)), source: .phone) }
+        }
+        var kept = Set<Int>()
+        func check(_ seconds: [Int], _ result: OutboxStore.PhoneStoreResult, file: StaticString = #filePath, line: UInt = #line) async throws {
+            let latitudes = try await store.databaseWriter.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, latitude FROM fix").map { ($0["id"] as Int64, $0["latitude"] as Double) })
+            }
+            XCTAssertEqual(result.addedFixIds.count, seconds.count, file: file, line: line)
+            for (second, id) in zip(seconds, result.addedFixIds) {
+                if kept.insert(second).inserted {
+                    let id = try XCTUnwrap(id, "second \(second) is new", file: file, line: line)
+                    XCTAssertEqual(latitudes[id], 52 + Double(second) / 10_000, "second \(second)", file: file, line: line)
+                } else {
+                    XCTAssertNil(id, "second \(second) was there already", file: file, line: line)
+                }
+            }
+            XCTAssertEqual(result.added, result.addedFixIds.compactMap { $0 }.count, file: file, line: line)
+            XCTAssertEqual(result.added + result.alreadyThere, seconds.count, file: file, line: line)
+            XCTAssertEqual(latitudes.count, kept.count, "each second once", file: file, line: line)
+        }
+        // 121 points: two statements of fifty, then one by one; second 10 twice in the first
+        // statement, second 20 again in the second, 55 again among the last.
+        let first = Array(0..<10) + [10, 10] + Array(11..<20) + Array(20..<49) + [20] + Array(49..<100) + [55] + Array(100..<118)
+        XCTAssertEqual(first.count, 121)
+        try await check(first, try await store.storePhonePoints(try points(first), device: "phone"))
+        // Sent again with new points between the old (every third), and wholly new statements.
+        let second = (0..<150).map { $0 % 3 == 0 ? 1_000 + $0 : $0 } + Array(2_000..<2_100)
+        try await check(second, try await store.storePhonePoints(try points(second), device: "phone"))
+        // The same again: nothing new.
+        let again = try await store.storePhonePoints(try points(second), device: "phone")
+        XCTAssertEqual(again.added, 0)
+        XCTAssertEqual(again.alreadyThere, second.count)
+    }
 }
