@@ -151,35 +151,61 @@ extension OutboxStore {
         }
     }
 
+    /// One request's points: the phone's, and when they came (each row's `createdAt`).
+    package struct PhonePoints: Sendable {
+        package var fixes: [Fix]
+        package var device: String
+        package var receivedAt: Date
+
+        package init(_ fixes: [Fix], device: String, receivedAt: Date = Date()) {
+            self.fixes = fixes
+            self.device = device
+            self.receivedAt = receivedAt
+        }
+    }
+
     /// Adds one request's points of `device` to the history in one transaction, committed (the
     /// outbox syncs in full) before this returns: a point is acknowledged to the phone only after.
     /// A point whose millisecond the history has from the same device already is skipped, so a
     /// batch sent again (the app never saw the reply) adds nothing: the unique index
     /// `fix_on_device_timestamp` refuses it (`ON CONFLICT DO NOTHING`), no lookup first.
+    package func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
+        guard !fixes.isEmpty else { return PhoneStoreResult() }
+        return try await storePhonePoints([PhonePoints(fixes, device: device, receivedAt: now)])[0]
+    }
+
+    /// Adds several requests' points in one transaction, committed before this returns (the
+    /// receiver's group commit: the requests that came while the last commit synced share the
+    /// next one). Each request's points are all there or none; what became of each request's
+    /// points, in the order given.
     ///
     /// Bound and stepped through SQLite's C API (`RawStatement`), the device's name and each
     /// time bound without a copy: GRDB's arguments, a `DatabaseValue` array per statement, were
     /// most of the transaction's CPU for an Overland batch.
-    package func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
-        guard !fixes.isEmpty else { return PhoneStoreResult() }
+    package func storePhonePoints(_ requests: [PhonePoints]) async throws(OutboxError) -> [PhoneStoreResult] {
+        guard requests.contains(where: { !$0.fixes.isEmpty }) else { return requests.map { _ in PhoneStoreResult() } }
         return try await write { db in
             let connection = db.sqliteConnection
-            let created = StorageTime.text(now)
-            var result = PhoneStoreResult()
-            result.addedFixIds.reserveCapacity(fixes.count)
-            var name = device
-            try name.withUTF8 { name in
-                let rows = PhonePointInsert.rowsPerGroup
-                let many = fixes.count >= rows ? try PhonePointInsert(connection, rows: rows, created: created, device: name) : nil
-                let one = fixes.count % rows > 0 ? try PhonePointInsert(connection, rows: 1, created: created, device: name) : nil
-                var start = 0
-                while start < fixes.count {
-                    guard let insert = fixes.count - start >= rows ? many : one else { break }
-                    try insert.store(fixes[start..<start + insert.rows], into: &result)
-                    start += insert.rows
+            return try requests.map { request in
+                let fixes = request.fixes
+                var result = PhoneStoreResult()
+                result.addedFixIds.reserveCapacity(fixes.count)
+                guard !fixes.isEmpty else { return result }
+                let created = StorageTime.text(request.receivedAt)
+                var name = request.device
+                try name.withUTF8 { name in
+                    let rows = PhonePointInsert.rowsPerGroup
+                    let many = fixes.count >= rows ? try PhonePointInsert(connection, rows: rows, created: created, device: name) : nil
+                    let one = fixes.count % rows > 0 ? try PhonePointInsert(connection, rows: 1, created: created, device: name) : nil
+                    var start = 0
+                    while start < fixes.count {
+                        guard let insert = fixes.count - start >= rows ? many : one else { break }
+                        try insert.store(fixes[start..<start + insert.rows], into: &result)
+                        start += insert.rows
+                    }
                 }
+                return result
             }
-            return result
         }
     }
 
