@@ -31,6 +31,32 @@ extension OutboxSchema {
             CREATE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL AND importRun IS NULL
             """)
     }
+
+    /// A phone's point is once per (device, millisecond) by the rule of `fix_on_device_timestamp`
+    /// itself, now unique: the receiver inserts with `ON CONFLICT DO NOTHING` instead of looking
+    /// each point up first (one probe of the index per point instead of two).
+    ///
+    /// The receiver's lookup kept its own points apart, but an outbox may still hold two rows of a
+    /// device's millisecond outside any import: imported twins a note was written on, which
+    /// `fix-identity-v1` left outside their import, beside each other or beside a point the phone
+    /// sent. The first (lowest id) stays; a note on a later one moves to it (the same device at
+    /// the same millisecond: the same point), and the later ones go.
+    static let deviceIndexUniqueMigration = OutboxMigration("device-index-unique-v1") { db in
+        let firstTwin = """
+            SELECT min(first.id) FROM fix AS first WHERE first.device = fix.device AND first.timestamp = fix.timestamp
+                AND first.importRun IS NULL
+            """
+        let laterTwins = "SELECT id FROM fix WHERE device IS NOT NULL AND importRun IS NULL AND id > (\(firstTwin))"
+        try db.execute(sql: """
+            UPDATE note SET fixId = (SELECT (\(firstTwin)) FROM fix WHERE fix.id = note.fixId)
+            WHERE fixId IN (\(laterTwins))
+            """)
+        try db.execute(sql: "DELETE FROM fix WHERE id IN (\(laterTwins))")
+        try db.execute(sql: "DROP INDEX fix_on_device_timestamp")
+        try db.execute(sql: """
+            CREATE UNIQUE INDEX fix_on_device_timestamp ON fix(device, timestamp) WHERE device IS NOT NULL AND importRun IS NULL
+            """)
+    }
 }
 
 /// A row of `device`: a phone that may send points, known by its name.
@@ -125,54 +151,61 @@ extension OutboxStore {
         }
     }
 
+    /// One request's points: the phone's, and when they came (each row's `createdAt`).
+    package struct PhonePoints: Sendable {
+        package var fixes: [Fix]
+        package var device: String
+        package var receivedAt: Date
+
+        package init(_ fixes: [Fix], device: String, receivedAt: Date = Date()) {
+            self.fixes = fixes
+            self.device = device
+            self.receivedAt = receivedAt
+        }
+    }
+
     /// Adds one request's points of `device` to the history in one transaction, committed (the
     /// outbox syncs in full) before this returns: a point is acknowledged to the phone only after.
     /// A point whose millisecond the history has from the same device already is skipped, so a
-    /// batch sent again (the app never saw the reply) adds nothing.
+    /// batch sent again (the app never saw the reply) adds nothing: the unique index
+    /// `fix_on_device_timestamp` refuses it (`ON CONFLICT DO NOTHING`), no lookup first.
+    package func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
+        guard !fixes.isEmpty else { return PhoneStoreResult() }
+        return try await storePhonePoints([PhonePoints(fixes, device: device, receivedAt: now)])[0]
+    }
+
+    /// Adds several requests' points in one transaction, committed before this returns (the
+    /// receiver's group commit: the requests that came while the last commit synced share the
+    /// next one). Each request's points are all there or none; what became of each request's
+    /// points, in the order given.
     ///
     /// Bound and stepped through SQLite's C API (`RawStatement`), the device's name and each
     /// time bound without a copy: GRDB's arguments, a `DatabaseValue` array per statement, were
     /// most of the transaction's CPU for an Overland batch.
-    package func storePhonePoints(_ fixes: [Fix], device: String, now: Date = Date()) async throws(OutboxError) -> PhoneStoreResult {
-        guard !fixes.isEmpty else { return PhoneStoreResult() }
+    package func storePhonePoints(_ requests: [PhonePoints]) async throws(OutboxError) -> [PhoneStoreResult] {
+        guard requests.contains(where: { !$0.fixes.isEmpty }) else { return requests.map { _ in PhoneStoreResult() } }
         return try await write { db in
             let connection = db.sqliteConnection
-            let existing = try RawStatement(connection, "SELECT 1 FROM fix WHERE device = ?1 AND timestamp = ?2 AND importRun IS NULL LIMIT 1")
-            let insert = try RawStatement(connection, """
-                INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-                """)
-            let time = UnsafeMutablePointer<UInt8>.allocate(capacity: StorageTime.length)
-            defer { time.deallocate() }
-            var result = PhoneStoreResult()
-            result.addedFixIds.reserveCapacity(fixes.count)
-            try insert.bind(9, StorageTime.text(now))
-            var name = device
-            try name.withUTF8 { name in
-                try existing.bindUnchanged(1, name.baseAddress, count: name.count)
-                try insert.bindUnchanged(10, name.baseAddress, count: name.count)
-                for fix in fixes {
-                    StorageTime.write(fix.timestamp, into: time)
-                    try existing.bindUnchanged(2, time, count: StorageTime.length)
-                    if try existing.stepFindsRow() {
-                        result.alreadyThere += 1
-                        result.addedFixIds.append(nil)
-                        continue
+            return try requests.map { request in
+                let fixes = request.fixes
+                var result = PhoneStoreResult()
+                result.addedFixIds.reserveCapacity(fixes.count)
+                guard !fixes.isEmpty else { return result }
+                let created = StorageTime.text(request.receivedAt)
+                var name = request.device
+                try name.withUTF8 { name in
+                    let rows = PhonePointInsert.rowsPerGroup
+                    let many = fixes.count >= rows ? try PhonePointInsert(connection, rows: rows, created: created, device: name) : nil
+                    let one = fixes.count % rows > 0 ? try PhonePointInsert(connection, rows: 1, created: created, device: name) : nil
+                    var start = 0
+                    while start < fixes.count {
+                        guard let insert = fixes.count - start >= rows ? many : one else { break }
+                        try insert.store(fixes[start..<start + insert.rows], into: &result)
+                        start += insert.rows
                     }
-                    try insert.bind(1, fix.latitude)
-                    try insert.bind(2, fix.longitude)
-                    try insert.bind(3, fix.altitude)
-                    try insert.bind(4, fix.horizontalAccuracy)
-                    try insert.bind(5, fix.speed)
-                    try insert.bind(6, fix.course)
-                    try insert.bindUnchanged(7, time, count: StorageTime.length)
-                    try insert.bind(8, fix.source.rawValue)
-                    try insert.execute()
-                    result.added += 1
-                    result.addedFixIds.append(sqlite3_last_insert_rowid(connection))
                 }
+                return result
             }
-            return result
         }
     }
 
@@ -194,6 +227,104 @@ extension OutboxStore {
                             AND NOT EXISTS (SELECT 1 FROM digest WHERE digest.noteId = note.id))
                     """)
                 .order(Column("timestamp").desc, Column("id").desc), db, limit: 1, unreadable: &unreadable).first
+        }
+    }
+}
+
+/// One INSERT of `rows` points of one phone, `ON CONFLICT DO NOTHING` (the unique index
+/// `fix_on_device_timestamp` refuses a (device, millisecond) already there), many rows a
+/// statement for the reason `FixInsert` has them: a statement's own start and end, and
+/// AUTOINCREMENT's `sqlite_sequence`, are paid once for all its rows. Row r has its ten
+/// parameters from 1 + 10 r, creation time and device among them. Anonymous (`?`), not numbered:
+/// SQLite looks each `?NNN` up among the statement's earlier ones when preparing it, which for
+/// 500 of them was the receiver's most costly function (`sqlite3VListNumToName`, 4.6 % of its CPU).
+final class PhonePointInsert {
+    static let rowsPerGroup = 50
+    private static let perRow: Int32 = 10
+
+    let rows: Int
+    private let connection: OpaquePointer?
+    private let statement: RawStatement
+    /// The device's name, bound without a copy: the caller keeps it as it is while this lives.
+    private let device: UnsafeBufferPointer<UInt8>
+    /// Each row's time as `StorageTime` text, bound without a copy (SQLITE_STATIC) until the step.
+    private let times: UnsafeMutablePointer<UInt8>
+    /// What each row's source is bound to now (bindings outlive a reset): rebound only when it differs.
+    private var sources: [Fix.Source?]
+
+    init(_ connection: OpaquePointer?, rows: Int, created: String, device: UnsafeBufferPointer<UInt8>) throws {
+        self.rows = rows
+        self.connection = connection
+        self.device = device
+        let row = "(" + Array(repeating: "?", count: Int(Self.perRow)).joined(separator: ", ") + ")"
+        statement = try RawStatement(connection, """
+            INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
+            VALUES \(Array(repeating: row, count: rows).joined(separator: ", ")) ON CONFLICT DO NOTHING
+            """)
+        times = .allocate(capacity: rows * StorageTime.length)
+        sources = Array(repeating: nil, count: rows)
+        for slot in 0..<Int32(rows) {
+            try statement.bind(1 + slot * Self.perRow + 8, created)
+            try statement.bindUnchanged(1 + slot * Self.perRow + 9, device.baseAddress, count: device.count)
+        }
+    }
+
+    deinit { times.deallocate() }
+
+    /// Inserts `points` (`rows` of them), adding to `result` what became of each, in order.
+    func store(_ points: ArraySlice<Fix>, into result: inout OutboxStore.PhoneStoreResult) throws {
+        precondition(points.count == rows, "a group is filled whole")
+        for (slot, fix) in zip(0..., points) {
+            let first = 1 + Int32(slot) * Self.perRow
+            let time = times + slot * StorageTime.length
+            StorageTime.write(fix.timestamp, into: time)
+            try statement.bind(first, fix.latitude)
+            try statement.bind(first + 1, fix.longitude)
+            try statement.bind(first + 2, fix.altitude)
+            try statement.bind(first + 3, fix.horizontalAccuracy)
+            try statement.bind(first + 4, fix.speed)
+            try statement.bind(first + 5, fix.course)
+            try statement.bindUnchanged(first + 6, time, count: StorageTime.length)
+            if fix.source != sources[slot] {
+                try statement.bind(first + 7, fix.source.rawValue)
+                sources[slot] = fix.source
+            }
+        }
+        let added = try statement.executeAdds()
+        result.added += added
+        result.alreadyThere += rows - added
+        guard added > 0 else {
+            result.addedFixIds.append(contentsOf: repeatElement(Int64?.none, count: rows))
+            return
+        }
+        // Without a conflict the statement's rows got their ids one after another (AUTOINCREMENT,
+        // nothing else inserting in between), the last of them SQLite's last insert.
+        guard added < rows else {
+            let last = sqlite3_last_insert_rowid(connection)
+            result.addedFixIds.append(contentsOf: (last - Int64(added) + 1 ... last).map { Optional($0) })
+            return
+        }
+        // Some were there already (a batch sent again, a millisecond twice), and a refused row
+        // may have used up an id. Each row's (device, millisecond) is held now by one row: the
+        // `added` newest of those are this statement's, each the row of the first point here
+        // with that millisecond (every row there before is older than any added now).
+        let holder = try RawStatement(connection, "SELECT id FROM fix WHERE device = ?1 AND timestamp = ?2 AND importRun IS NULL")
+        try holder.bindUnchanged(1, device.baseAddress, count: device.count)
+        var holders: [Int64] = []
+        holders.reserveCapacity(rows)
+        for slot in 0..<rows {
+            try holder.bindUnchanged(2, times + slot * StorageTime.length, count: StorageTime.length)
+            var id: Int64 = 0
+            try holder.eachRow { row in id = sqlite3_column_int64(row, 0) }
+            holders.append(id)
+        }
+        var new = Set(Set(holders).sorted().suffix(added))
+        for id in holders {
+            if new.remove(id) != nil {
+                result.addedFixIds.append(id)
+            } else {
+                result.addedFixIds.append(nil)
+            }
         }
     }
 }

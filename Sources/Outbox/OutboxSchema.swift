@@ -31,7 +31,7 @@ enum OutboxSchema {
         firstMigration, geocodeCacheMigration, syncMigration, syncAddressMigration, geocodeSlotClockMigration,
         resourceMigration, digestMigration, diaryMigration, enexExportMigration, historyImportMigration, placesMigration,
         dayZonesMigration, placeNameSourcesMigration, dayMovesMigration, fixIdentityMigration, devicesMigration,
-        digestDevicesMigration, deviceIndexOwnPointsMigration,
+        digestDevicesMigration, deviceIndexOwnPointsMigration, deviceIndexUniqueMigration,
     ]
 
     static var migrator: DatabaseMigrator {

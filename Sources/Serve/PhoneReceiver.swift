@@ -52,8 +52,9 @@ package struct PhoneResponse: Sendable, Equatable {
 }
 
 /// The receiver, without a transport: authenticates a request's device, parses its payload
-/// (`PhonePayload`), stores its points in one transaction (`OutboxStore.storePhonePoints`) and
-/// only then answers as the app expects; then hands the new points to the device's diary.
+/// (`PhonePayload`), stores its points in one transaction (`OutboxStore.storePhonePoints`, with
+/// the points of requests that came at the same time: `PhoneCommits`) and only then answers as
+/// the app expects; then hands the new points to the device's diary.
 /// `enlog serve` puts it behind SwiftNIO; another transport (MQTT) calls `store` directly.
 package final class PhoneReceiver: Sendable {
     package struct Limits: Sendable {
@@ -76,6 +77,8 @@ package final class PhoneReceiver: Sendable {
     let report: @Sendable (WatchReport) -> Void
     /// Points added, per device, in time order: the diary's input (nil: storing only).
     let diary: PhoneDiary?
+    /// Every request's points go through it: one transaction for the requests that came together.
+    let commits: PhoneCommits
     private let buckets = Mutex<[String: TokenBucket]>([:])
 
     package init(outbox: OutboxStore, limits: Limits = Limits(), diary: PhoneDiary? = nil,
@@ -84,6 +87,7 @@ package final class PhoneReceiver: Sendable {
         self.limits = limits
         self.diary = diary
         self.report = report
+        self.commits = PhoneCommits(outbox: outbox)
     }
 
     /// Answers one request. Never throws: every failure is a status and one log line.
@@ -140,7 +144,7 @@ package final class PhoneReceiver: Sendable {
     @discardableResult
     package func store(_ app: PhoneProtocol, device: String, message: PhoneMessage, now: Date = Date()) async throws -> Outcome {
         let points = try PhonePayload.parse(app, message)
-        let stored = try await outbox.storePhonePoints(points.fixes, device: device, now: now)
+        let stored = try await commits.store(OutboxStore.PhonePoints(points.fixes, device: device, receivedAt: now))
         let outcome = Outcome(device: device, app: app, received: points.fixes.count, added: stored.added, alreadyThere: stored.alreadyThere)
         report(WatchReport(.detail, "received", "\(device) (\(app.rawValue)): \(counted(outcome.received, "point")), "
                            + "\(outcome.added) new, \(outcome.alreadyThere) already there",
