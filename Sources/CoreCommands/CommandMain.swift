@@ -9,6 +9,11 @@ import Configuration
 /// an exit code from `ExitStatus` (the table in docs/exit-status.md). With `--json`, the failure
 /// is also one JSON object on stdout; the exit code is the same.
 package enum CommandMain {
+    /// On the main actor, as `main` itself is: called from `main` without a hop to the global
+    /// executor, whose first use starts Dispatch's threads and opens their descriptors. With
+    /// standard input closed (`<&-`) one of those would become fd 0 before `holdIfClosed` took
+    /// it, and `--message-file -` would read an eventfd ("Invalid argument"; MessageTests).
+    @MainActor
     package static func run<Root: ParsableCommand>(_ root: Root.Type) async -> Never {
         StandardInput.holdIfClosed()
         StandardOutput.prepare()
