@@ -275,20 +275,8 @@ final class PhonePointInsert {
     func store(_ points: ArraySlice<Fix>, into result: inout OutboxStore.PhoneStoreResult) throws {
         precondition(points.count == rows, "a group is filled whole")
         for (slot, fix) in zip(0..., points) {
-            let first = 1 + Int32(slot) * Self.perRow
-            let time = times + slot * StorageTime.length
-            StorageTime.write(fix.timestamp, into: time)
-            try statement.bind(first, fix.latitude)
-            try statement.bind(first + 1, fix.longitude)
-            try statement.bind(first + 2, fix.altitude)
-            try statement.bind(first + 3, fix.horizontalAccuracy)
-            try statement.bind(first + 4, fix.speed)
-            try statement.bind(first + 5, fix.course)
-            try statement.bindUnchanged(first + 6, time, count: StorageTime.length)
-            if fix.source != sources[slot] {
-                try statement.bind(first + 7, fix.source.rawValue)
-                sources[slot] = fix.source
-            }
+            try statement.bindFixColumns(fix, from: 1 + Int32(slot) * Self.perRow, time: times + slot * StorageTime.length,
+                                         boundSource: &sources[slot])
         }
         let added = try statement.executeAdds()
         result.added += added

@@ -338,19 +338,7 @@ final class FixInsert {
     func bind(_ point: HistoryPoint, slot: Int) throws {
         let fix = point.fix
         let first = 3 + Int32(slot) * Self.perRow
-        let time = times + slot * StorageTime.length
-        StorageTime.write(fix.timestamp, into: time)
-        try statement.bind(first, fix.latitude)
-        try statement.bind(first + 1, fix.longitude)
-        try statement.bind(first + 2, fix.altitude)
-        try statement.bind(first + 3, fix.horizontalAccuracy)
-        try statement.bind(first + 4, fix.speed)
-        try statement.bind(first + 5, fix.course)
-        try statement.bindUnchanged(first + 6, time, count: StorageTime.length)
-        if fix.source != sources[slot] {
-            try statement.bind(first + 7, fix.source.rawValue)
-            sources[slot] = fix.source
-        }
+        try statement.bindFixColumns(fix, from: first, time: times + slot * StorageTime.length, boundSource: &sources[slot])
         if point.device != devices[slot] {
             try statement.bind(first + 8, point.device)
             devices[slot] = point.device
@@ -375,6 +363,27 @@ extension OutboxStore {
 
 /// A statement prepared on the connection, bound and stepped through SQLite's C API, every return
 /// code checked; errors become GRDB's `DatabaseError` so the store maps them as any other.
+extension RawStatement {
+    /// A fix's own eight columns from parameter `first`, in the order the fix inserts list them
+    /// (`FixInsert`, `PhonePointInsert`): latitude, longitude, altitude, horizontalAccuracy, speed,
+    /// course, timestamp (written as `StorageTime` text into `time`, bound without a copy) and
+    /// source, bound only when it differs from `boundSource`, what the parameter holds already.
+    func bindFixColumns(_ fix: Fix, from first: Int32, time: UnsafeMutablePointer<UInt8>, boundSource: inout Fix.Source?) throws {
+        StorageTime.write(fix.timestamp, into: time)
+        try bind(first, fix.latitude)
+        try bind(first + 1, fix.longitude)
+        try bind(first + 2, fix.altitude)
+        try bind(first + 3, fix.horizontalAccuracy)
+        try bind(first + 4, fix.speed)
+        try bind(first + 5, fix.course)
+        try bindUnchanged(first + 6, time, count: StorageTime.length)
+        if fix.source != boundSource {
+            try bind(first + 7, fix.source.rawValue)
+            boundSource = fix.source
+        }
+    }
+}
+
 final class RawStatement {
     private let connection: OpaquePointer?
     private var statement: OpaquePointer?
