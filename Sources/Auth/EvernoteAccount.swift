@@ -65,3 +65,11 @@ package struct EvernoteAccount: Sendable {
         "\(credentials.service.rawValue):\(credentials.host):\(credentials.userId.map(String.init) ?? credentials.userName ?? "?")"
     }
 }
+
+extension EvernoteAccount {
+    /// The account signed in on this machine (the credentials at their default path), read
+    /// offline; nil when nobody signed in or the file cannot be read.
+    package static func stored() -> EvernoteAccount? {
+        (try? CredentialStore(path: CredentialStore.defaultPath()).loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) }
+    }
+}

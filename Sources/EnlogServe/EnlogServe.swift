@@ -67,7 +67,7 @@ struct ServeRun: AsyncParsableCommand {
             return
         }
         let diary = PhoneDiary(outbox: outbox, context: context, dependencies: PhoneDiary.Dependencies(
-            account: { (try? CredentialStore(path: CredentialStore.defaultPath()).loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } },
+            account: { EvernoteAccount.stored() },
             report: report))
         let receiver = PhoneReceiver(outbox: outbox, limits: PhoneReceiver.Limits(requestsPerMinute: config.integer(.serveRate)),
                                      diary: diary, report: report)

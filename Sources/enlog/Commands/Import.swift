@@ -64,7 +64,7 @@ struct Import: AsyncParsableCommand, CarriesUndecodedArguments {
     func run() async throws {
         let context = try global.context()
         let outbox = try context.outbox()
-        let account = notes ? (try? Account.credentialStore().loadIfPresent()).flatMap { $0 }.map { EvernoteAccount(credentials: $0) } : nil
+        let account = notes ? EvernoteAccount.stored() : nil
         // The names as the kernel passed them: one that is not UTF-8 is opened by its bytes.
         let paths = try files.map { file throws(UndecodedInputError) in
             guard let bytes = UndecodedInput.exactBytes(ofArgument: file) else { throw .argument(shown: TerminalText.escaped(file)) }
