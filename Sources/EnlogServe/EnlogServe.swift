@@ -60,8 +60,13 @@ struct ServeRun: AsyncParsableCommand {
             guard report.level != .detail || verbose else { return }
             Terminal.standardError(json ? report.json : report.line)
         }
+        let expiryWarning = tls.flatMap { tls in
+            tls.expiryWarning().map { WatchReport(.problem, "tls-expires-soon", $0, ["notAfter": .string(utcTimestamp(tls.validity.notAfter))]) }
+        }
         if options.check {
-            try Terminal.standardOutput("configuration valid; enlog serve would listen on \(address)" + (tls.map { " with TLS (\($0.certificatePath))" } ?? "")
+            if let expiryWarning { report(expiryWarning) }
+            try Terminal.standardOutput("configuration valid; enlog serve would listen on \(address)"
+                                        + (tls.map { " with TLS (\($0.certificatePath), valid until \(utcTimestamp($0.validity.notAfter)))" } ?? "")
                                         + " for \(counted(devices.count, "device"))"
                                         + (devices.isEmpty ? " (add one: enlog devices add NAME)" : ""))
             return
@@ -73,7 +78,8 @@ struct ServeRun: AsyncParsableCommand {
                                      diary: diary, report: report)
         let settings = PhoneServer.Settings(maxBody: Int(config.number(.serveMaxBody) * 1_048_576),
                                             maxConnections: config.integer(.serveMaxConnections),
-                                            idleTimeout: .milliseconds(Int64(config.number(.serveIdleTimeout) * 1000)), tls: tls)
+                                            idleTimeout: .milliseconds(Int64(config.number(.serveIdleTimeout) * 1000)),
+                                            tls: tls.map { ServeTLSCertificates($0, report: report) })
         let signals = ServeSignals()
         let running: PhoneServer.Running
         do {
@@ -88,6 +94,7 @@ struct ServeRun: AsyncParsableCommand {
                            + " for \(counted(devices.count, "device"))" + (devices.isEmpty ? " (none yet: enlog devices add NAME)" : ""),
                            ["address": .string(running.address), "devices": .int(devices.count), "pid": .int(Int(getpid())),
                             "socketActivated": .bool(activated != nil), "tls": .bool(tls != nil)]))
+        if let expiryWarning { report(expiryWarning) }
         // OwnTracks' MQTT mode (serve.mqtt_broker): the same receiver, the broker vouching for the sender.
         let mqtt = broker.map { OwnTracksMQTT(broker: $0, receiver: receiver, report: report) }
         if let mqtt, let broker {
@@ -96,7 +103,16 @@ struct ServeRun: AsyncParsableCommand {
         }
         let notifier = SystemdNotifier()
         notifier.notify(["READY=1", "STATUS=listening on \(running.address)" + (mqtt == nil ? "" : ", MQTT \(OwnTracksMQTT.topic)")])
-        let number = await signals.next()
+        var number = await signals.next()
+        while number == SIGHUP {
+            // `systemctl reload enlog-serve` (ExecReload): the certificate and key read again.
+            if let certificates = settings.tls {
+                _ = await BlockingCall.run("enlog-tls-reload") { _ in certificates.reload(.signal) }
+            } else {
+                report(WatchReport(.event, "reload", "SIGHUP: nothing to read again (no serve.tls_certificate); other settings take a restart"))
+            }
+            number = await signals.next()
+        }
         notifier.notify(["STOPPING=1", "STATUS=stopping: finishing the requests being answered"])
         report(WatchReport(.event, "stopping", number == SIGINT ? "interrupted; finishing the requests being answered" : "terminated; finishing the requests being answered",
                            ["signal": .int(Int(number))]))
@@ -108,15 +124,15 @@ struct ServeRun: AsyncParsableCommand {
     }
 }
 
-/// SIGTERM and SIGINT, their default actions off, as an awaitable value.
+/// SIGTERM, SIGINT and SIGHUP, their default actions off, as awaitable values.
 final class ServeSignals {
-    private let stream: AsyncStream<Int32>
+    private var signals: AsyncStream<Int32>.Iterator
     private let sources: [any DispatchSourceSignal]
 
     init() {
         let (stream, feed) = AsyncStream.makeStream(of: Int32.self)
-        self.stream = stream
-        sources = [SIGTERM, SIGINT].map { number in
+        signals = stream.makeAsyncIterator()
+        sources = [SIGTERM, SIGINT, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { feed.yield(number) }
@@ -126,8 +142,7 @@ final class ServeSignals {
     }
 
     func next() async -> Int32 {
-        for await number in stream { return number }
-        return SIGTERM
+        await signals.next() ?? SIGTERM
     }
 }
 

@@ -22,10 +22,10 @@ package struct PhoneServer: Sendable {
         package var idleTimeout: TimeAmount
         package var maxHeaderBytes = 16 * 1024
         package var maxHeaderFields = 100
-        /// serve.tls_certificate and serve.tls_key; nil: plain HTTP.
-        package var tls: ServeTLSContext?
+        /// serve.tls_certificate and serve.tls_key, read again on SIGHUP or when renewed; nil: plain HTTP.
+        package var tls: ServeTLSCertificates?
 
-        package init(maxBody: Int = 4 << 20, maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(30), tls: ServeTLSContext? = nil) {
+        package init(maxBody: Int = 4 << 20, maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(30), tls: ServeTLSCertificates? = nil) {
             self.maxBody = maxBody
             self.maxConnections = maxConnections
             self.idleTimeout = idleTimeout

@@ -5,42 +5,115 @@ import Glibc
 #endif
 
 /// A throwaway certificate authority and a server certificate it signed for 127.0.0.1, made by
-/// Debian's openssl in a test's temporary directory (P-256 keys: made in milliseconds).
+/// Debian's openssl in a test's temporary directory (P-256 keys: made in milliseconds). More
+/// pairs, with the serial and dates a test needs, come from `issue` (`openssl ca`, which takes
+/// explicit start and end dates: the openssl of Debian 12 has no `x509 -not_before`).
 struct TestCertificateAuthority {
-    /// What a client trusts: the CA's certificate.
+    /// What a client trusts: the CA's certificate (valid for a year from now).
     let caCertificate: String
-    /// The server's certificate, then the CA's: the chain `serve.tls_certificate` names.
+    let caKey: String
+    /// The server's certificate (serial 02, valid for 30 days from now), then the CA's: the chain
+    /// `serve.tls_certificate` names.
     let chain: String
     /// The server's private key, mode 0600.
     let key: String
     /// Where the files are, kept as long as the authority is.
     let directory: TemporaryDirectory
+    let name: String
+
+    /// When an issued certificate is valid.
+    enum Validity {
+        /// From now for this many days.
+        case days(Int)
+        /// From `start` to `end`, as `openssl ca -startdate/-enddate` takes them: `YYYYMMDDHHMMSSZ`.
+        case dates(start: String, end: String)
+
+        /// From `start` to `end`, given as moments.
+        static func between(_ start: Date, _ end: Date) -> Validity {
+            .dates(start: opensslTime.string(from: start), end: opensslTime.string(from: end))
+        }
+    }
+
+    static let opensslTime: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+        return formatter
+    }()
+
+    /// A moment as enlog's messages show it: `2027-02-25 14:39:05 UTC`.
+    static func shown(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+        return formatter.string(from: date)
+    }
 
     init(in directory: TemporaryDirectory, name: String = "server") throws {
         self.directory = directory
+        self.name = name
+        caCertificate = directory.path("\(name)-ca.pem")
+        caKey = directory.path("\(name)-ca.key")
+        try Self.openssl(["req", "-x509"] + Self.curve + ["-keyout", caKey, "-out", caCertificate, "-days", "365", "-subj", "/CN=enlog test CA \(name)"])
+        // openssl ca's bookkeeping: its database, and a folder for its copies of what it signs.
+        try "".write(toFile: directory.path("\(name)-ca.index"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory.path("\(name)-ca.issued"), withIntermediateDirectories: true)
+        try """
+            [ca]
+            default_ca = test
+            [test]
+            database = \(directory.path("\(name)-ca.index"))
+            serial = \(directory.path("\(name)-ca.serial"))
+            new_certs_dir = \(directory.path("\(name)-ca.issued"))
+            default_md = sha256
+            policy = any_name
+            unique_subject = no
+            [any_name]
+            commonName = supplied
+
+            """.write(toFile: directory.path("\(name)-ca.cnf"), atomically: true, encoding: .utf8)
+        (chain, key) = try Self.issue(name, serial: 2, validity: .days(30), by: name, caCertificate: caCertificate, caKey: caKey, in: directory)
+    }
+
+    static let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    static func openssl(_ arguments: [String]) throws {
         let openssl = URL(fileURLWithPath: "/usr/bin/openssl")
         guard FileManager.default.isExecutableFile(atPath: openssl.path) else {
             if ProcessInfo.processInfo.environment["CI"] == "true" { throw SelfSignedCertificate.Failure(description: "CI=true: openssl missing") }
             throw XCTSkip("openssl not installed")
         }
-        func run(_ arguments: [String]) throws {
-            let result = try Subprocess.run(openssl, arguments)
-            guard result.status == 0 else { throw SelfSignedCertificate.Failure(description: "openssl \(arguments.first ?? ""): \(result.standardError)") }
-        }
-        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        caCertificate = directory.path("\(name)-ca.pem")
-        let caKey = directory.path("\(name)-ca.key")
-        try run(["req", "-x509"] + curve + ["-keyout", caKey, "-out", caCertificate, "-days", "2", "-subj", "/CN=enlog test CA \(name)"])
-        key = directory.path("\(name).key")
-        let request = directory.path("\(name).csr"), leaf = directory.path("\(name).pem"), extensions = directory.path("\(name).ext")
-        try run(["req"] + curve + ["-keyout", key, "-out", request, "-subj", "/CN=127.0.0.1"])
+        let result = try Subprocess.run(openssl, arguments)
+        guard result.status == 0 else { throw SelfSignedCertificate.Failure(description: "openssl \(arguments.first ?? ""): \(result.standardError)") }
+    }
+
+    /// A new key and a certificate for 127.0.0.1 this authority signs with `serial` and
+    /// `validity`: the chain file (the certificate, then the CA's) and the key file (mode 0600).
+    func issue(_ leafName: String, serial: Int, validity: Validity) throws -> (chain: String, key: String) {
+        try Self.issue(leafName, serial: serial, validity: validity, by: name, caCertificate: caCertificate, caKey: caKey, in: directory)
+    }
+
+    private static func issue(_ leafName: String, serial: Int, validity: Validity, by name: String, caCertificate: String, caKey: String,
+                              in directory: TemporaryDirectory) throws -> (chain: String, key: String) {
+        let key = directory.path("\(leafName).key"), request = directory.path("\(leafName).csr")
+        let leaf = directory.path("\(leafName).pem"), extensions = directory.path("\(leafName).ext")
+        try openssl(["req"] + curve + ["-keyout", key, "-out", request, "-subj", "/CN=127.0.0.1"])
         try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".write(toFile: extensions, atomically: true, encoding: .utf8)
-        try run(["x509", "-req", "-in", request, "-CA", caCertificate, "-CAkey", caKey, "-set_serial", "2", "-days", "2",
-                 "-out", leaf, "-extfile", extensions])
-        chain = directory.path("\(name)-chain.pem")
+        try String(format: "%02X\n", serial).write(toFile: directory.path("\(name)-ca.serial"), atomically: true, encoding: .utf8)
+        let dates: [String]
+        switch validity {
+        case .days(let days): dates = ["-days", String(days)]
+        case .dates(let start, let end): dates = ["-startdate", start, "-enddate", end]
+        }
+        try openssl(["ca", "-batch", "-notext", "-config", directory.path("\(name)-ca.cnf"), "-cert", caCertificate, "-keyfile", caKey,
+                          "-in", request, "-out", leaf, "-extfile", extensions] + dates)
+        let chain = directory.path("\(leafName)-chain.pem")
         try (String(contentsOfFile: leaf, encoding: .utf8) + String(contentsOfFile: caCertificate, encoding: .utf8))
             .write(toFile: chain, atomically: true, encoding: .utf8)
         XCTAssertEqual(chmod(key, 0o600), 0)
+        return (chain, key)
     }
 }
 
@@ -63,7 +136,7 @@ final class ServeTLSTests: XCTestCase {
         XCTAssertEqual(owntracks["url"] as? String, "https://127.0.0.1:8473/owntracks", "devices add: https:// when TLS is on and serve.url unset")
         let check = try Subprocess.run(Subprocess.enlog, ["serve", "--check"], environment: f.environment)
         XCTAssertEqual(check.status, 0, check.standardError)
-        XCTAssertTrue(check.standardOutput.contains("with TLS (\(authority.chain))"), check.standardOutput)
+        XCTAssertTrue(check.standardOutput.contains("with TLS (\(authority.chain), valid until "), check.standardOutput)
 
         let (serve, port) = try f.serve()
         defer { serve.stop() }

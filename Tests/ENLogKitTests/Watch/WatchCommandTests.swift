@@ -205,7 +205,7 @@ final class WatchCommandTests: XCTestCase {
             XCTAssertTrue(watchUnit.contains(line), line)
         }
         let serveUnit = try String(contentsOfFile: units[3], encoding: .utf8), serveSocket = try String(contentsOfFile: units[4], encoding: .utf8)
-        for line in ["Type=notify", "Requires=enlog-serve.socket", "NoNewPrivileges=yes", "ProtectSystem=strict"] {
+        for line in ["Type=notify", "Requires=enlog-serve.socket", "NoNewPrivileges=yes", "ProtectSystem=strict", "ExecReload=/bin/kill -HUP $MAINPID"] {
             XCTAssertTrue(serveUnit.contains(line), line)
         }
         XCTAssertEqual(serveSocket.split(separator: "\n").filter { $0.hasPrefix("ListenStream=") }, ["ListenStream=127.0.0.1:8473"])
