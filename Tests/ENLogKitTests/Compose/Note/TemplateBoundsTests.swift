@@ -35,13 +35,14 @@ struct TemplateBoundsTests {
         let words = (1...40).flatMap { ["-m", "paragraph \($0) of the words someone wrote"] }
         let result = try RedirectedRun.run(Subprocess.enlog, ["log", "--at", "48.85,2.29", "--no-sync", "--template", template] + words,
                                            environment: home.environment, memoryLimit: 2 << 30, cpuSeconds: 60)
-        let context = "\(shape): status \(result.status), peak \(result.peakKilobytes) KB, stderr: \(result.standardError)"
+        let context = "\(shape): status \(result.status), peak \(result.peakKilobytes) KiB, stderr: \(result.standardError)"
         #expect(result.signal == nil, "\(context)")
         #expect(result.status == ExitStatusCode.invalidNote.rawValue, "\(context)")
         #expect(result.errorLines.count == 1, "\(context)")
         #expect(result.standardError.contains("template \(template)/content.mustache renders more than Evernote's content limit"),
                 "\(context)")
-        #expect(result.peakKilobytes < 300_000, "\(context)")
+        // enlog's own peak (`MeasuredRun`): 41 to 54 MB, rendering stopped at the content limit.
+        #expect(result.peakKilobytes < 96 << 10, "\(context)")
         if FileManager.default.fileExists(atPath: home.database) { #expect(try home.counts().notes == 0, "nothing stored") }
     }
 
