@@ -24,8 +24,9 @@ struct InputBoundsTests {
 
         /// enlog's own peak (`MeasuredRun`, not the test process's): 26 to 48 MB for the
         /// binary, Swift, Foundation, SQLite and libxml2, plus the input it holds (`watch
-        /// --replay` of /dev/zero: 105 MB). The bound is 64 MiB plus the input and a quarter: a
-        /// reader that holds its input twice over, or reads past its limit, fails.
+        /// --replay` of /dev/zero: 105 MB). The bound is 64 MiB plus the input and a quarter:
+        /// a reader that reads a track's 64 MiB where its limit is 1 or 16, or a track reader
+        /// that reads twice its limit (tried: 166 MB), fails.
         var peakKilobytesBound: Int { (64 << 10) + mayHold / 1024 * 5 / 4 }
     }
 
