@@ -389,8 +389,9 @@ struct TOMLScanner {
                     run += 1
                 }
                 guard run < 6 else { throw TOMLError(runStart, "six quotes in a row in a multi-line string; escape one as \\\"") }
-                // Three end the string; one or two more just before them are part of it.
-                text.append(contentsOf: repeatElement(quote, count: run >= 3 ? run - 3 : run))
+                // Three end the string; one or two more just before them are part of it. One
+                // at a time: `append(contentsOf:)` would copy the whole text each time.
+                for _ in 0..<(run >= 3 ? run - 3 : run) { text.append(quote) }
                 if run >= 3 { return String(text) }
                 continue
             }

@@ -81,9 +81,8 @@ final class PackageManifestTests: XCTestCase {
         XCTAssertFalse(linksNIO("enlog", seen: &seen), "enlog links SwiftNIO through one of \(seen.sorted())")
         seen = []
         XCTAssertTrue(linksNIO("EnlogServe", seen: &seen), "enlog-serve runs the receiver on SwiftNIO")
-        // The binary the tests run: no NIO type's metadata in it. Searched by grep, not read in here:
-        // its 130 MB would stay in this process's peak memory, which every child process's
-        // ru_maxrss starts from (the memory bounds of TileDecodeTests and InputBoundsTests).
+        // The binary the tests run: no NIO type's metadata in it. Searched by grep, not read in
+        // here: its 130 MB need not stay in the test process.
         let search = try Subprocess.run(URL(fileURLWithPath: "/bin/grep"), ["-c", "-a", "-F", "7NIOCore", Subprocess.enlog.path])
         XCTAssertEqual(search.standardOutput, "0\n", "\(Subprocess.enlog.path) holds NIOCore's symbols")
     }

@@ -17,6 +17,8 @@ final class ChildProcess {
     private var stdinFD: Int32 = -1
     private var buffer = Data()
     private(set) var exitStatus: Int32?
+    /// Where the launcher writes the program's usage (and the directory that holds it).
+    private var usageReport: (directory: TemporaryDirectory, path: String)?
 
     /// - Parameter environment: `NAME=value` entries; nil hands down this process's environment.
     /// - Parameter captureOutput: false sends stdout and stderr to /dev/null.
@@ -25,8 +27,16 @@ final class ChildProcess {
     /// - Parameter standardInputPipe: the child's stdin is a pipe held until `closeStandardInput()`.
     /// - Parameter standardOutputFile: stdout goes to this file (created or truncated), so a result
     ///   read after the exit stays apart from stderr, which then alone is on the pipe (if captured).
+    /// - Parameter measuringUsage: the program runs under `MeasuredRun`'s launcher, so that
+    ///   `finishWithUsage` has its own peak memory and CPU; `pid` is then the launcher's, which
+    ///   passes SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 on and whose death (SIGKILL) kills the program.
     init(_ path: String, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true,
-         errorsToTest: Bool = false, standardInputPipe: Bool = false, standardOutputFile: String? = nil) throws {
+         errorsToTest: Bool = false, standardInputPipe: Bool = false, standardOutputFile: String? = nil,
+         measuringUsage: Bool = false) throws {
+        let report = try measuringUsage ? TemporaryDirectory() : nil
+        let command = try report.map { try MeasuredRun.commandLine(report: $0.path("usage"), path, arguments) } ?? [path] + arguments
+        usageReport = report.map { ($0, $0.path("usage")) }
+        let path = command[0], arguments = Array(command.dropFirst())
         var fds: [Int32] = [-1, -1]
         // Close-on-exec: other children started later do not inherit a pipe end (this child gets
         // its own copies through dup2, which clears the flag). Glibc's module has no pipe2.
@@ -104,10 +114,11 @@ final class ChildProcess {
     }
 
     convenience init(_ executable: URL, _ arguments: [String], environment: [String]? = nil, captureOutput: Bool = true,
-                     errorsToTest: Bool = false, standardInputPipe: Bool = false, standardOutputFile: String? = nil) throws {
+                     errorsToTest: Bool = false, standardInputPipe: Bool = false, standardOutputFile: String? = nil,
+                     measuringUsage: Bool = false) throws {
         try self.init(executable.path, arguments, environment: environment, captureOutput: captureOutput,
                       errorsToTest: errorsToTest, standardInputPipe: standardInputPipe,
-                      standardOutputFile: standardOutputFile)
+                      standardOutputFile: standardOutputFile, measuringUsage: measuringUsage)
     }
 
     private static func closeOnExecPipe(_ fds: inout [Int32]) -> Bool {
@@ -212,17 +223,13 @@ final class ChildProcess {
         return (wait(), output)
     }
 
-    /// `finish`, and what the child used: its peak resident memory (ru_maxrss, in KiB) and its
-    /// CPU time (user and system), as the kernel counted them for it alone.
-    func finishWithUsage() -> (status: Int32, output: String, usage: rusage) {
-        while readChunk(timeoutMs: -1) {}
-        var usage = rusage()
-        if exitStatus == nil {
-            var status: Int32 = 0
-            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-            exitStatus = status
-        }
-        return (wait(), output, usage)
+    /// `finish`, and what the program used, as the kernel counted it for the program alone: its
+    /// peak resident memory and CPU time. Needs `measuringUsage`; nil when the launcher reported
+    /// nothing (it was killed).
+    func finishWithUsage() -> (status: Int32, output: String, usage: ChildUsage?) {
+        precondition(usageReport != nil, "finishWithUsage needs a ChildProcess started with measuringUsage")
+        let (status, output) = finish()
+        return (status, output, usageReport.flatMap { MeasuredRun.usage(report: $0.path) })
     }
 
     /// Waits for the child to exit; its exit status (128 + signal when killed).

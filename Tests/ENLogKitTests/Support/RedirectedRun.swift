@@ -5,8 +5,9 @@ import Glibc
 
 /// A program run to completion with its standard streams set up the way a hostile caller sets
 /// them up (stdout on /dev/full, closed, or a pipe nobody reads; stdin on a FIFO or a device),
-/// reaped with `wait4` for the child's own peak memory. A child still running at `deadline` is
-/// killed and reported as hung: the deadline fails a hang, it does not time anything.
+/// started through `MeasuredRun`'s launcher for the program's own peak memory and CPU. A program
+/// still running at `deadline` is killed and reported as hung: the deadline fails a hang, it does
+/// not time anything.
 enum RedirectedRun {
     enum Output: Sendable, CustomStringConvertible {
         /// Opened for writing (/dev/full, a file).
@@ -37,9 +38,13 @@ enum RedirectedRun {
         var signal: Int32?
         var standardOutput: String
         var standardError: String
-        /// The child's peak resident set (`ru_maxrss`), kilobytes.
-        var peakKilobytes: Int
+        /// What the program used; nil when the launcher reported nothing (killed at the deadline).
+        var usage: ChildUsage?
         var hung: Bool
+
+        /// The program's own peak resident set (`ru_maxrss`), KiB; Int.max when it was not
+        /// measured, so that no bound passes.
+        var peakKilobytes: Int { usage?.peakKilobytes ?? .max }
 
         var errorLines: [String] { standardError.split(separator: "\n").map(String.init).filter { $0.hasPrefix("enlog: error:") } }
     }
@@ -94,14 +99,14 @@ enum RedirectedRun {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        // With a memory limit, a shell sets it and becomes the program (exec: the same process,
-        // so `wait4` still measures the program): one that reads without bound then fails at
-        // the limit instead of taking the machine with it.
-        // A CPU limit the same way (`ulimit -t`): past it the kernel sends SIGXCPU, however loaded the machine is.
-        let limits = (memoryLimit.map { ["ulimit -d \($0 / 1024)"] } ?? []) + (cpuSeconds.map { ["ulimit -t \($0)"] } ?? [])
-        let program = limits.isEmpty ? executable.path : "/bin/sh"
-        let limited = limits.isEmpty ? [] : ["-c", (limits + ["exec \"$0\" \"$@\""]).joined(separator: " && "), executable.path]
-        let argv = ([program] + limited + arguments).map { strdup($0) } + [nil]
+        // A memory limit (RLIMIT_DATA): a program that reads without bound fails at it instead of
+        // taking the machine with it. A CPU limit (RLIMIT_CPU): past it the kernel ends the
+        // program, however loaded the machine is. Both apply to the program alone.
+        let report = scratch.path("usage")
+        let command = try MeasuredRun.commandLine(report: report, executable.path, arguments,
+                                                  dataLimit: memoryLimit, cpuSeconds: cpuSeconds)
+        let program = command[0]
+        let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
         var pid: pid_t = 0
@@ -111,23 +116,25 @@ enum RedirectedRun {
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
 
         var raw: Int32 = 0
-        var usage = rusage()
         var hung = false
         let end = ContinuousClock.now + deadline
         while true {
-            let reaped = wait4(pid, &raw, WNOHANG, &usage)
+            let reaped = waitpid(pid, &raw, WNOHANG)
             if reaped == pid { break }
             if reaped < 0 && errno != EINTR { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECHILD) }
             if ContinuousClock.now > end && !hung {
                 hung = true
-                kill(pid, SIGKILL)
+                kill(pid, SIGKILL)   // the launcher; the kernel then kills the program (PR_SET_PDEATHSIG)
             }
             usleep(10_000)
         }
+        // The program's own status when the launcher reported it (the launcher ends the same way).
+        let usage = MeasuredRun.usage(report: report)
+        if let usage { raw = usage.rawStatus }
         let signal: Int32? = raw & 0x7f == 0 ? nil : raw & 0x7f
         let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return Result(status: signal.map { 128 + $0 } ?? (raw >> 8) & 0xff, signal: signal,
                       standardOutput: read(outPath), standardError: read(errPath),
-                      peakKilobytes: Int(usage.ru_maxrss), hung: hung)
+                      usage: usage, hung: hung)
     }
 }
