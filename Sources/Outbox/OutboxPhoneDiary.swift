@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Support
 import Capture
 
@@ -56,27 +57,96 @@ extension OutboxStore {
 
     /// Up to `limit` points phones sent after row `mark`, oldest row first; a stored value enlog
     /// cannot read is left out with its warning (`readSkipping`).
+    ///
+    /// Read through SQLite's C API (`RawStatement`, `StoredFixColumns`): decoding each row as a
+    /// `FixRecord` through GRDB's `Decodable` support was a fifth of the receiver's CPU while the
+    /// diary read back a fast phone's points (`perf record` of bench/ingest).
     package func phoneDiaryPage(after mark: Int64, limit: Int) async throws(OutboxError) -> PhoneDiaryPage {
         try await readSkipping { db, unreadable in
             // The newest row, in the same snapshot as the page: a rowid range the scan stays in.
             let newest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM fix") ?? mark
-            let records = try Self.readableRecords(
-                FixRecord.filter(Column("id") > mark && Column("id") <= newest && Column("device") != nil && Column("importRun") == nil)
-                    .order(Column("id")), db, limit: limit, unreadable: &unreadable)
+            let query = try RawStatement(db.sqliteConnection, """
+                SELECT id, device, \(StoredFixColumns.names) FROM fix
+                WHERE id > ? AND id <= ? AND device IS NOT NULL AND importRun IS NULL ORDER BY id LIMIT ?
+                """)
+            try query.bind(1, mark)
+            try query.bind(2, newest)
+            try query.bind(3, Int64(limit))
             var points: [PhoneDiaryPage.Point] = []
-            points.reserveCapacity(records.count)
-            for record in records {
-                guard let id = record.id, let device = record.device else { continue }
-                do throws(OutboxError) {
-                    points.append(PhoneDiaryPage.Point(device: device, fix: try record.fix(), id: id))
+            points.reserveCapacity(min(limit, 4096))
+            var rows = 0
+            var last = mark
+            try query.eachRow { row in
+                rows += 1
+                last = sqlite3_column_int64(row, 0)
+                do throws(StoredFixColumns.Unreadable) {
+                    let device = String(cString: sqlite3_column_text(row, 1))
+                    points.append(PhoneDiaryPage.Point(device: device, fix: try StoredFixColumns.fix(row, from: 2), id: last))
                 } catch {
-                    var detail = error.reason
-                    if case .storedFixInvalid(_, let why) = error { detail = why }
-                    unreadable.append(UnreadableRow(table: FixRecord.databaseTableName, id: id, detail: detail))
+                    unreadable.append(UnreadableRow(table: FixRecord.databaseTableName, id: last, detail: error.detail))
                 }
             }
-            let full = records.count >= limit
-            return PhoneDiaryPage(points: points, through: full ? (records.last?.id ?? newest) : max(newest, mark), full: full)
+            let full = rows >= limit
+            return PhoneDiaryPage(points: points, through: full ? last : max(newest, mark), full: full)
         }
+    }
+}
+
+/// A fix's columns as `RawStatement.bindFixColumns` writes them, read back from a row without
+/// GRDB's records, checked as `FixRecord` and `readableRecords` check them: a number column
+/// holding text, a time that is none, a value `Fix` refuses is `Unreadable`, with the words of
+/// `UnreadableRow`.
+enum StoredFixColumns {
+    static let names = "latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source"
+    private static let numbers = ["latitude", "longitude", "altitude", "horizontalAccuracy", "speed", "course"]
+
+    struct Unreadable: Error {
+        var detail: String
+    }
+
+    /// The fix in the row's columns `first`… (in the order of `names`).
+    static func fix(_ row: OpaquePointer?, from first: Int32) throws(Unreadable) -> Fix {
+        var values: [Double?] = []
+        values.reserveCapacity(numbers.count)
+        for (offset, name) in numbers.enumerated() {
+            let column = first + Int32(offset)
+            switch sqlite3_column_type(row, column) {
+            case SQLITE_NULL: values.append(nil)
+            case SQLITE_INTEGER, SQLITE_FLOAT: values.append(sqlite3_column_double(row, column))
+            default: throw Unreadable(detail: "its \(name) holds \(shown(row, column)), which is not a number")
+            }
+        }
+        let timeColumn = first + 6, sourceColumn = first + 7
+        guard let latitude = values[0], let longitude = values[1] else {
+            throw Unreadable(detail: "its \(values[0] == nil ? "latitude" : "longitude") is empty")
+        }
+        guard let timestamp = time(row, timeColumn) else {
+            throw Unreadable(detail: "its timestamp holds \(shown(row, timeColumn)), which is not a time")
+        }
+        guard sqlite3_column_type(row, sourceColumn) == SQLITE_TEXT,
+              let source = Fix.Source(rawValue: String(cString: sqlite3_column_text(row, sourceColumn))) else {
+            throw Unreadable(detail: "its source holds \(shown(row, sourceColumn)), which is not a source enlog knows")
+        }
+        do {
+            return try Fix(latitude: latitude, longitude: longitude, altitude: values[2], horizontalAccuracy: values[3],
+                           speed: values[4], course: values[5], timestamp: timestamp, source: source)
+        } catch {
+            throw Unreadable(detail: error.reason)
+        }
+    }
+
+    /// `StorageTime` text read at once; any other form as GRDB reads a `Date` (what `FixRecord` does).
+    private static func time(_ row: OpaquePointer?, _ column: Int32) -> Date? {
+        if sqlite3_column_type(row, column) == SQLITE_TEXT, let text = sqlite3_column_text(row, column),
+           let date = StorageTime.date(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, column)))) {
+            return date
+        }
+        guard let row else { return nil }
+        return Date.fromDatabaseValue(DatabaseValue(sqliteStatement: row, index: column))
+    }
+
+    private static func shown(_ row: OpaquePointer?, _ column: Int32) -> String {
+        guard let row else { return "nothing" }
+        return DatabaseValue(sqliteStatement: row, index: column).shown
     }
 }

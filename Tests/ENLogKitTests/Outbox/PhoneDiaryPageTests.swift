@@ -59,19 +59,29 @@ final class PhoneDiaryPageTests: XCTestCase {
         XCTAssertEqual(after.points.count, 0)
     }
 
-    /// A point whose stored values enlog cannot read (another program wrote text into a number)
-    /// is left out with its warning; the page goes on past it.
-    func testAnUnreadablePointIsLeftOutAndPassed() async throws {
+    /// A point whose stored values enlog cannot read (another program wrote text into a number,
+    /// a time that is none, a source enlog does not know, a course out of range) is left out with
+    /// the warning the other listings give; the page goes on past it. A time GRDB wrote in another
+    /// form is read as GRDB reads it.
+    func testUnreadablePointsAreLeftOutAndPassed() async throws {
         let directory = try TemporaryDirectory()
         let store = try OutboxStore(path: directory.path("outbox.sqlite"))
-        _ = try await store.storePhonePoints(try Self.points(3), device: "a")
+        _ = try await store.storePhonePoints(try Self.points(7), device: "a")
+        let damage = [
+            "altitude = 'high'", "timestamp = 'yesterday'", "source = 'pigeon'", "course = 400",
+            "timestamp = '2026-11-19T11:06:44.500'", "speed = X'00'",
+        ]
         try await store.databaseWriter.write { db in
-            try db.execute(sql: "UPDATE fix SET altitude = 'high' WHERE id = (SELECT MIN(id) + 1 FROM fix)")
+            for (offset, change) in damage.enumerated() {
+                try db.execute(sql: "UPDATE fix SET \(change) WHERE id = (SELECT MIN(id) + \(offset + 1) FROM fix)")
+            }
         }
         let page = try await store.phoneDiaryPage(after: 0, limit: 10)
-        XCTAssertEqual(page.points.map { Int($0.fix.timestamp.timeIntervalSince(Self.base)) }, [0, 2])
+        XCTAssertEqual(page.points.map { Int($0.fix.timestamp.timeIntervalSince(Self.base)) }, [0, Int(Date(timeIntervalSince1970: 1_795_086_404.5).timeIntervalSince(Self.base))])
+        XCTAssertEqual(page.points.last?.fix.timestamp, Date(timeIntervalSince1970: 1_795_086_404.5))
         XCTAssertFalse(page.full)
-        XCTAssertEqual(page.through, page.points.last?.id)
+        let newest = try await store.databaseWriter.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM fix") }
+        XCTAssertEqual(page.through, newest, "past the unreadable last row")
     }
 
     /// An outbox from before the mark: its points were the diary's of that time; the migration
