@@ -150,6 +150,19 @@ def stored(device_prefix):
     return count
 
 
+def diary():
+    """How far behind the diary is (received rows after the mark it last kept, every 5 s), and its notes."""
+    connection = sqlite3.connect(db)
+    try:
+        behind = connection.execute("SELECT (SELECT max(id) FROM fix) - decidedThrough FROM phone_diary").fetchone()[0]
+        lag = f"{behind} rows after its kept mark"
+    except sqlite3.OperationalError:
+        lag = "no mark (a build before phone_diary)"
+    notes = connection.execute("SELECT count(*) FROM note").fetchone()[0]
+    connection.close()
+    return f"diary: {lag}, {notes} notes"
+
+
 def baseline(points, batch, devices, run=""):
     outbox = f"{work}/baseline-{batch}{run}.sqlite"   # a new outbox a run: the same points twice would add nothing
     subprocess.run([enlog, "log", "--at", "48.8584,2.2945", "--no-geocode", "--no-sync"], env=dict(env, ENLOG_DB=outbox),
@@ -211,7 +224,7 @@ async def main():
             print(f"  C baseline {when} (transactions of 200): {c_rate:.0f} points/s, p50 {c_p50:.1f} ms, p99 {c_p99:.1f} ms")
         c_rate = max(c_before[1], c_after[1])
         print(f"  enlog / C: {rate / c_rate * 100:.0f} % of the faster C run (goal: at least 50 %)")
-        print(f"  {rss.summary(first)}")
+        print(f"  {rss.summary(first)}; {diary()}")
         if durable != acked:
             print(f"  MISMATCH: {acked} acknowledged, {durable} stored")
 
@@ -228,7 +241,7 @@ async def main():
         print(f"single points: {len(latencies)} acknowledged ({failed} not 200), {durable} in the outbox, {len(latencies) / elapsed:.0f} points/s "
               f"offered {phones / interval:.0f}/s; p50 {percentile(latencies, .5):.1f} ms, p99 {percentile(latencies, .99):.1f} ms (goal: p99 < 50 ms)")
         print(f"  C baseline (one point per transaction, back to back): {c_rate:.0f} points/s, p50 {c_p50:.1f} ms, p99 {c_p99:.1f} ms")
-        print(f"  {rss.summary(first)}")
+        print(f"  {rss.summary(first)}; {diary()}")
         if durable != len(latencies):
             print(f"  MISMATCH: {len(latencies)} acknowledged, {durable} stored")
         stop.set()

@@ -83,8 +83,6 @@ extension OutboxStore {
         package var added = 0
         /// Points whose (device, millisecond) the history had already: a resent batch.
         package var alreadyThere = 0
-        /// For each point added, in the order given, its new row; points already there have none.
-        package var addedFixIds: [Int64?] = []
     }
 
     /// Adds a device; false when the name is taken (nothing changes then).
@@ -189,7 +187,6 @@ extension OutboxStore {
             return try requests.map { request in
                 let fixes = request.fixes
                 var result = PhoneStoreResult()
-                result.addedFixIds.reserveCapacity(fixes.count)
                 guard !fixes.isEmpty else { return result }
                 let created = StorageTime.text(request.receivedAt)
                 var name = request.device
@@ -243,19 +240,15 @@ final class PhonePointInsert {
     private static let perRow: Int32 = 10
 
     let rows: Int
-    private let connection: OpaquePointer?
     private let statement: RawStatement
-    /// The device's name, bound without a copy: the caller keeps it as it is while this lives.
-    private let device: UnsafeBufferPointer<UInt8>
     /// Each row's time as `StorageTime` text, bound without a copy (SQLITE_STATIC) until the step.
     private let times: UnsafeMutablePointer<UInt8>
     /// What each row's source is bound to now (bindings outlive a reset): rebound only when it differs.
     private var sources: [Fix.Source?]
 
+    /// `device`, the phone's name, is bound without a copy: the caller keeps it as it is while this lives.
     init(_ connection: OpaquePointer?, rows: Int, created: String, device: UnsafeBufferPointer<UInt8>) throws {
         self.rows = rows
-        self.connection = connection
-        self.device = device
         let row = "(" + Array(repeating: "?", count: Int(Self.perRow)).joined(separator: ", ") + ")"
         statement = try RawStatement(connection, """
             INSERT INTO fix (latitude, longitude, altitude, horizontalAccuracy, speed, course, timestamp, source, createdAt, device)
@@ -271,7 +264,7 @@ final class PhonePointInsert {
 
     deinit { times.deallocate() }
 
-    /// Inserts `points` (`rows` of them), adding to `result` what became of each, in order.
+    /// Inserts `points` (`rows` of them), adding to `result` how many were new and how many there already.
     func store(_ points: ArraySlice<Fix>, into result: inout OutboxStore.PhoneStoreResult) throws {
         precondition(points.count == rows, "a group is filled whole")
         for (slot, fix) in zip(0..., points) {
@@ -281,38 +274,5 @@ final class PhonePointInsert {
         let added = try statement.executeAdds()
         result.added += added
         result.alreadyThere += rows - added
-        guard added > 0 else {
-            result.addedFixIds.append(contentsOf: repeatElement(Int64?.none, count: rows))
-            return
-        }
-        // Without a conflict the statement's rows got their ids one after another (AUTOINCREMENT,
-        // nothing else inserting in between), the last of them SQLite's last insert.
-        guard added < rows else {
-            let last = sqlite3_last_insert_rowid(connection)
-            result.addedFixIds.append(contentsOf: (last - Int64(added) + 1 ... last).map { Optional($0) })
-            return
-        }
-        // Some were there already (a batch sent again, a millisecond twice), and a refused row
-        // may have used up an id. Each row's (device, millisecond) is held now by one row: the
-        // `added` newest of those are this statement's, each the row of the first point here
-        // with that millisecond (every row there before is older than any added now).
-        let holder = try RawStatement(connection, "SELECT id FROM fix WHERE device = ?1 AND timestamp = ?2 AND importRun IS NULL")
-        try holder.bindUnchanged(1, device.baseAddress, count: device.count)
-        var holders: [Int64] = []
-        holders.reserveCapacity(rows)
-        for slot in 0..<rows {
-            try holder.bindUnchanged(2, times + slot * StorageTime.length, count: StorageTime.length)
-            var id: Int64 = 0
-            try holder.eachRow { row in id = sqlite3_column_int64(row, 0) }
-            holders.append(id)
-        }
-        var new = Set(Set(holders).sorted().suffix(added))
-        for id in holders {
-            if new.remove(id) != nil {
-                result.addedFixIds.append(id)
-            } else {
-                result.addedFixIds.append(nil)
-            }
-        }
     }
 }

@@ -31,7 +31,7 @@ enum OutboxSchema {
         firstMigration, geocodeCacheMigration, syncMigration, syncAddressMigration, geocodeSlotClockMigration,
         resourceMigration, digestMigration, diaryMigration, enexExportMigration, historyImportMigration, placesMigration,
         dayZonesMigration, placeNameSourcesMigration, dayMovesMigration, fixIdentityMigration, devicesMigration,
-        digestDevicesMigration, deviceIndexOwnPointsMigration, deviceIndexUniqueMigration,
+        digestDevicesMigration, deviceIndexOwnPointsMigration, deviceIndexUniqueMigration, phoneDiaryMigration,
     ]
 
     static var migrator: DatabaseMigrator {

@@ -40,6 +40,33 @@ enum StorageTime {
     }
 }
 
+extension StorageTime {
+    /// The time of "yyyy-MM-dd HH:mm:ss.SSS" text (milliseconds may be absent), read without a
+    /// parser object: `enlog serve`'s diary reads back every point it is sent. nil for any other
+    /// text (the caller asks GRDB, which knows every form it has ever written).
+    static func date(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard text.count == length || text.count == 19 else { return nil }
+        func number(_ offset: Int, _ width: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in offset..<offset + width {
+                let digit = Int64(text[index]) - 0x30
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard text[4] == 0x2D, text[7] == 0x2D, text[10] == 0x20, text[13] == 0x3A, text[16] == 0x3A,
+              text.count == 19 || text[19] == 0x2E,
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              let milliseconds = text.count == 19 ? 0 : number(20, 3),
+              InstantText.isCalendarDate(year: year, month: month, day: day), hour < 24, minute < 60, second < 60 else { return nil }
+        let days = InstantText.days(fromYear: year, month: month, day: day)
+        let total = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milliseconds
+        return Date(timeIntervalSince1970: Double(total) / 1000)
+    }
+}
+
 /// The records enlog stores write their `Date`s as `StorageTime` text, GRDB's own format: GRDB
 /// writes it through ICU's `DateFormatter`, whose set-up and use were 3 % of a `log`'s CPU.
 protocol StoredDates: EncodableRecord {}

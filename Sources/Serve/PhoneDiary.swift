@@ -19,8 +19,11 @@ import Watch
 /// each note, when the network changes (rtnetlink, as `watch` listens), and again with a capped
 /// backoff while notes wait.
 ///
-/// The receiver answers the phone once the points are committed; the diary takes them after,
-/// in order, on a task of its own, so a slow address lookup never holds up a reply.
+/// The receiver answers the phone once the points are committed and tells the diary only that
+/// there are new ones; the diary reads them back from the outbox after its mark
+/// (`phone_diary.decidedThrough`), a page at a time, on a task of its own: a slow address lookup
+/// never holds up a reply, a diary behind a fast phone holds a page in memory however far behind
+/// it is, and the points committed before a crash or a stop are decided after the next start.
 package final class PhoneDiary: Sendable {
     package struct Dependencies: Sendable {
         /// The signed-in account now, or nil (read at each sync).
@@ -45,8 +48,16 @@ package final class PhoneDiary: Sendable {
         }
     }
 
+    /// Points read back and decided at a time.
+    static let pageSize = 2_000
+    /// How often the mark is kept while points come: deciding again what came after the kept
+    /// mark writes nothing twice, so this only bounds the work after a crash, and the mark's
+    /// write (a commit of its own) stays out of the receiver's way.
+    static let markInterval: TimeInterval = 5
+
     enum Input: Sendable {
-        case points([(Fix, Int64)], device: String)
+        /// Points were committed after the mark: the next page of them.
+        case points
         case digest
         case sync(trigger: String)
         /// The network settled after a change: an upload now, whatever the backoff said.
@@ -54,6 +65,7 @@ package final class PhoneDiary: Sendable {
     }
 
     private let feed: AsyncStream<Input>.Continuation
+    private let newPoints: NewPointsSignal
     private let loop: Task<Void, Never>
     private let timers: Task<Void, Never>
     private let network: Task<Void, Never>
@@ -61,11 +73,17 @@ package final class PhoneDiary: Sendable {
     package init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies) {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         self.feed = feed
+        let newPoints = NewPointsSignal(feed: feed)
+        self.newPoints = newPoints
+        // First the points committed before a stop or a crash that the diary had not decided on
+        // (their notes belong in a digest written at start).
+        newPoints.raise()
         // The digests' day zone, read once: nil when `watch.digest` is off.
         let digestZone = context.config.boolean(.watchDigest) ? TrackDay.timeZone(config: context.config) : nil
         loop = Task {
-            var state = State(outbox: outbox, context: context, dependencies: dependencies, digestZone: digestZone)
+            var state = State(outbox: outbox, context: context, dependencies: dependencies, digestZone: digestZone, newPoints: newPoints)
             for await input in inputs { await state.handle(input) }
+            await state.keepMark(now: .distantFuture)
         }
         network = Task {
             let changes: AsyncStream<NetworkEvents.Change>
@@ -98,17 +116,20 @@ package final class PhoneDiary: Sendable {
                 try? await Task.sleep(for: .milliseconds(Int64(max(0.05, wake.timeIntervalSince(now)) * 1000)))
                 if Task.isCancelled { break }
                 if let next, Date() >= next { feed.yield(.digest) }
+                // Again after a page that could not be read (the outbox busy beyond its timeout).
+                newPoints.raise()
                 feed.yield(.sync(trigger: "timer"))
             }
         }
     }
 
-    /// Points a device sent and the history now holds, with their rows.
-    package func received(_ points: [(Fix, Int64)], device: String) {
-        feed.yield(.points(points, device: device))
+    /// Points were committed: the diary reads them from the outbox when it comes to them.
+    package func pointsCommitted() {
+        newPoints.raise()
     }
 
-    /// Finishes what was handed over (the notes being written are written), then stops.
+    /// Finishes the page in hand (the notes being written are written), keeps the mark, then
+    /// stops; the points after it are decided at the next start.
     package func finish() async {
         timers.cancel()
         network.cancel()
@@ -130,22 +151,27 @@ package final class PhoneDiary: Sendable {
         /// When the next upload may be tried (the timer's, after a failure); at start, at once:
         /// notes left queued by an earlier run go up without waiting for a new one.
         var nextSync: Date? = .distantPast
+        let newPoints: NewPointsSignal
+        /// The row up to which points are decided (read from the outbox at the first page), and
+        /// the one last kept there, when.
+        var mark: Int64?
+        var keptMark: Int64?
+        var markKeptAt = Date.distantPast
 
-        init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies, digestZone: TimeZone?) {
+        init(outbox: OutboxStore, context: RunContext, dependencies: Dependencies, digestZone: TimeZone?, newPoints: NewPointsSignal) {
             self.outbox = outbox
             self.context = context
             self.dependencies = dependencies
             self.digestZone = digestZone
+            self.newPoints = newPoints
         }
 
         var report: @Sendable (WatchReport) -> Void { dependencies.report }
 
         mutating func handle(_ input: Input) async {
             switch input {
-            case .points(let points, let device):
-                var written = await decide(points, device: device)
-                written += await digestDaysOver(points, device: device)
-                if written > 0 { await sync(trigger: "note") }
+            case .points:
+                if await decideNextPage() > 0 { await sync(trigger: "note") }
             case .digest:
                 if await writeDigests() > 0 { await sync(trigger: "digest") }
             case .sync(let trigger):
@@ -153,6 +179,53 @@ package final class PhoneDiary: Sendable {
             case .networkSettled:
                 // A new route or address may be the way out: try now, whatever the backoff said.
                 await sync(trigger: "network")
+            }
+        }
+
+        /// The next page of points after the mark, each device's in turn (its points in the order
+        /// they were taken); another page is asked for when this one was full. Returns the notes
+        /// and digests written.
+        mutating func decideNextPage() async -> Int {
+            newPoints.lower()
+            let page: OutboxStore.PhoneDiaryPage
+            do {
+                let after: Int64
+                if let mark { after = mark } else { after = try await outbox.phoneDiaryMark() }
+                keptMark = keptMark ?? after
+                page = try await outbox.phoneDiaryPage(after: after, limit: PhoneDiary.pageSize)
+            } catch {
+                report(WatchReport(.problem, "diary-read-failed", "could not read the received points: \(error.reason); tried again within a minute"))
+                return 0
+            }
+            if page.full { newPoints.raise() }
+            var devices: [String: [(Fix, Int64)]] = [:]
+            var order: [String] = []
+            for point in page.points {
+                if devices[point.device] == nil { order.append(point.device) }
+                devices[point.device, default: []].append((point.fix, point.id))
+            }
+            var written = 0
+            for device in order {
+                let points = devices[device] ?? []
+                written += await decide(points, device: device)
+                written += await digestDaysOver(points, device: device)
+            }
+            mark = page.through
+            await keepMark(now: Date())
+            return written
+        }
+
+        /// Writes the mark to the outbox when it moved and `markInterval` has passed since it
+        /// was last kept (`.distantFuture`: now, at the stop).
+        mutating func keepMark(now: Date) async {
+            guard let mark, mark != keptMark, now.timeIntervalSince(markKeptAt) >= PhoneDiary.markInterval else { return }
+            do {
+                try await outbox.setPhoneDiaryMark(mark)
+                keptMark = mark
+                markKeptAt = min(now, Date())
+            } catch {
+                report(WatchReport(.problem, "diary-mark-failed", "could not keep how far the received points are decided: \(error.reason); "
+                                   + "after a restart they are decided again from the last mark kept, which writes nothing twice"))
             }
         }
 
@@ -296,6 +369,27 @@ package final class PhoneDiary: Sendable {
                 nextSync = Date().addingTimeInterval(min(900, 30 * pow(2, Double(syncFailures - 1))))
             }
         }
+    }
+}
+
+/// "Points were committed after the diary's mark": raised by the receiver after each commit,
+/// lowered by the diary as it reads a page. At most one `.points` waits in the feed, so the feed
+/// stays short whatever the receivers' rate.
+final class NewPointsSignal: Sendable {
+    private let raised = Atomic<Bool>(false)
+    private let feed: AsyncStream<PhoneDiary.Input>.Continuation
+
+    init(feed: AsyncStream<PhoneDiary.Input>.Continuation) {
+        self.feed = feed
+    }
+
+    func raise() {
+        if !raised.exchange(true, ordering: .acquiringAndReleasing) { feed.yield(.points) }
+    }
+
+    /// Before a page is read: a commit after this raises the signal again.
+    func lower() {
+        raised.store(false, ordering: .releasing)
     }
 }
 

@@ -54,7 +54,7 @@ package struct PhoneResponse: Sendable, Equatable {
 /// The receiver, without a transport: authenticates a request's device, parses its payload
 /// (`PhonePayload`), stores its points in one transaction (`OutboxStore.storePhonePoints`, with
 /// the points of requests that came at the same time: `PhoneCommits`) and only then answers as
-/// the app expects; then hands the new points to the device's diary.
+/// the app expects; then tells the diary there are new points.
 /// `enlog serve` puts it behind SwiftNIO; another transport (MQTT) calls `store` directly.
 package final class PhoneReceiver: Sendable {
     package struct Limits: Sendable {
@@ -75,7 +75,7 @@ package final class PhoneReceiver: Sendable {
     let outbox: OutboxStore
     let limits: Limits
     let report: @Sendable (WatchReport) -> Void
-    /// Points added, per device, in time order: the diary's input (nil: storing only).
+    /// Told after each commit that added points; reads them from the outbox (nil: storing only).
     let diary: PhoneDiary?
     /// Every request's points go through it: one transaction for the requests that came together.
     let commits: PhoneCommits
@@ -139,7 +139,7 @@ package final class PhoneReceiver: Sendable {
     }
 
     /// Parses `message` as `app` sends it and stores its points as `device`'s, in one
-    /// transaction, committed when this returns; then hands the new points to the diary.
+    /// transaction, committed when this returns; then tells the diary there are new points.
     /// For transports that authenticate on their own (MQTT: the broker's user and topic).
     @discardableResult
     package func store(_ app: PhoneProtocol, device: String, message: PhoneMessage, now: Date = Date()) async throws -> Outcome {
@@ -150,10 +150,7 @@ package final class PhoneReceiver: Sendable {
                            + "\(outcome.added) new, \(outcome.alreadyThere) already there",
                            ["device": .string(device), "app": .string(app.rawValue), "points": .int(outcome.received),
                             "added": .int(outcome.added), "alreadyThere": .int(outcome.alreadyThere)], time: now))
-        if let diary, stored.added > 0 {
-            let added = zip(points.fixes, stored.addedFixIds).compactMap { fix, id in id.map { (fix, $0) } }
-            await diary.received(added, device: device)
-        }
+        if stored.added > 0 { diary?.pointsCommitted() }
         return outcome
     }
 

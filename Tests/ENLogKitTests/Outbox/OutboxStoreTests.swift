@@ -50,7 +50,7 @@ final class OutboxStoreTests: XCTestCase {
         let path = try onFile()
         XCTAssertTrue(FileManager.default.fileExists(atPath: path), "parent directories created")
         try await store.databaseWriter.read { db in
-            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"), ["v1", "v2-geocode-cache", "sync-v1", "sync-v2", "v3-geocode-slot-clock", "v4-resources", "v5-digests", "v6-diary", "v7-enex-export", "v8-history-import", "v9-places", "day-zones-v1", "day-names-place-sources", "day-moves-v1", "fix-identity-v1", "devices-v1", "digest-devices-v1", "device-index-own-v1", "device-index-unique-v1"])
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"), ["v1", "v2-geocode-cache", "sync-v1", "sync-v2", "v3-geocode-slot-clock", "v4-resources", "v5-digests", "v6-diary", "v7-enex-export", "v8-history-import", "v9-places", "day-zones-v1", "day-names-place-sources", "day-moves-v1", "fix-identity-v1", "devices-v1", "digest-devices-v1", "device-index-own-v1", "device-index-unique-v1", "phone-diary-v1"])
             XCTAssertTrue(try db.tableExists("syncAddress"))
             XCTAssertTrue(try db.tableExists("visit"))
             XCTAssertTrue(try db.columns(in: "fix").contains { $0.name == "device" })

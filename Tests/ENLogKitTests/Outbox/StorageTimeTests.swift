@@ -34,6 +34,26 @@ struct StorageTimeTests {
         }
     }
 
+    /// The text read back (the phones' diary reads every point so) is the instant GRDB reads,
+    /// to the millisecond; text of another form is left to GRDB.
+    @Test func readsBackWhatGRDBReads() {
+        var generator = SystemRandomNumberGenerator()
+        let first = Int64(Fix.Limits.time.lowerBound.timeIntervalSince1970 * 1000), last = Int64(Fix.Limits.time.upperBound.timeIntervalSince1970 * 1000)
+        let extremes: [Int64] = [first, last, 951_782_400_000, 951_868_799_999, 1_710_000_000_123]
+        for milliseconds in extremes + (0..<2000).map({ _ in Int64.random(in: first...last, using: &generator) }) {
+            let text = StorageTime.text(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            let read = Array(text.utf8).withUnsafeBufferPointer { StorageTime.date($0) }
+            let grdb = Date.fromDatabaseValue(text.databaseValue)
+            #expect(read.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == milliseconds, "\(text)")
+            #expect(read.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == grdb.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }, "\(text)")
+        }
+        #expect(Array("2024-03-09 16:00:00".utf8).withUnsafeBufferPointer { StorageTime.date($0) } == Date(timeIntervalSince1970: 1_710_000_000))
+        for other in ["2024-03-09T16:00:00.250", "2024-02-30 16:00:00.250", "2024-03-09 24:00:00.250", "2024-03-09 16:00:00,250",
+                      "2024-03-09 16:00:00.2x0", "yesterday", "", "2024-03-09 16:00:00.2500"] {
+            #expect(Array(other.utf8).withUnsafeBufferPointer { StorageTime.date($0) } == nil, "\(other)")
+        }
+    }
+
     /// A fix and its note go in through the records and come back as the same instants; the
     /// columns hold GRDB's text.
     @Test func recordsReadBackTheirDates() async throws {

@@ -7,7 +7,7 @@ import XCTest
 @testable import Serve
 
 /// The receiver's group commit (`PhoneCommits`): requests that come while a transaction commits
-/// go into the next one together, each request's points whole, each answered with its own rows.
+/// go into the next one together, each request's points whole, each answered with what became of its own.
 final class PhoneCommitsTests: XCTestCase {
     /// Counts the transactions committed on the writer. (The points go in through SQLite's C
     /// API, which GRDB's change events do not see; its commit notices it gives all the same.)
@@ -69,24 +69,20 @@ final class PhoneCommitsTests: XCTestCase {
         XCTAssertTrue(commits.queue == (0, false), "nothing waits, nothing is being committed")
 
         let rows = try await store.databaseWriter.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, latitude, device FROM fix").map {
-                ($0["id"] as Int64, ($0["latitude"] as Double, $0["device"] as String))
-            })
+            try Row.fetchAll(db, sql: "SELECT latitude, device FROM fix").map { ($0["latitude"] as Double, $0["device"] as String) }
         }
         XCTAssertEqual(rows.count, (requests - 1) * 3, "request 7's points were there already")
         for request in 0..<requests {
             let result = try XCTUnwrap(results[request])
+            let own = rows.filter { abs($0.0 - (52 + Double(request) / 1000)) < 1e-9 }
             if request == 7 {
                 XCTAssertEqual(result.alreadyThere, 3)
-                XCTAssertEqual(result.addedFixIds, [nil, nil, nil])
+                XCTAssertEqual(result.added, 0)
                 continue
             }
             XCTAssertEqual(result.added, 3, "request \(request)")
-            for id in result.addedFixIds {
-                let row = try XCTUnwrap(rows[try XCTUnwrap(id)])
-                XCTAssertEqual(row.0, 52 + Double(request) / 1000, "request \(request)'s own rows")
-                XCTAssertEqual(row.1, "phone\(request % 2)")
-            }
+            XCTAssertEqual(own.count, 3, "request \(request)'s own rows")
+            XCTAssertEqual(Set(own.map(\.1)), ["phone\(request % 2)"])
         }
 
         // Alone, a request is committed at once, in a transaction of its own.

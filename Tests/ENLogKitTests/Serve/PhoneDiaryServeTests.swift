@@ -166,4 +166,89 @@ final class PhoneDiaryServeTests: XCTestCase {
         let contentB = try home.run("queue", "show", "\(digestB["id"] as? Int ?? -1)").standardOutput
         XCTAssertTrue(contentB.contains("Magenta") && !contentB.contains("Kastanienallee"), contentB)
     }
+
+    /// The diary decides on the points the receiver committed whether or not it came to them
+    /// before the receiver died: killed (-9) while the diary waits on its first address, the next
+    /// start writes the notes those points make; a clean stop keeps how far it got, and deciding
+    /// everything again from an older mark writes nothing twice.
+    func testPointsCommittedBeforeAKillAreDecidedAfterTheRestartOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let fixtures = try Self.geocoderFixtures(directory)
+        // Answers after ten minutes: the diary's first note waits on it (up to geocoding.timeout).
+        let stuck = try NominatimTestServer(["--fixtures", fixtures, "--radius", "0.003", "--delay", "600"])
+        defer { stuck.stop() }
+        var home = try EnlogHome()
+        home.extraEnvironment = ["ENLOG_GEOCODING_URL": stuck.baseURL, "ENLOG_GEOCODING_MIN_INTERVAL": "0",
+                                 "ENLOG_GEOCODING_TIMEOUT": "60", "ENLOG_NOTE_TIME_ZONE": "UTC"]
+        let added = try home.run("devices", "add", "a", "--json")
+        XCTAssertEqual(added.status, 0, added.standardError)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(added.standardOutput.utf8)) as? [String: Any])
+        let secret = try XCTUnwrap(json["secret"] as? String)
+        // Home 09:00–09:30, the drive 09:31–09:35, the office 09:36–09:50: three notes' worth.
+        var points: [[UInt8]] = (0...30).map { minute in
+            let (dy, dx) = Self.jitter(minute)
+            return Self.location(Self.home.latitude + dy, Self.home.longitude + dx, Self.nine + 60 * minute, tid: "a")
+        }
+        for step in 1...5 {
+            let part = Double(step) / 6
+            points.append(Self.location(Self.home.latitude + (Self.office.latitude - Self.home.latitude) * part,
+                                        Self.home.longitude + (Self.office.longitude - Self.home.longitude) * part, Self.nine + 60 * (30 + step), tid: "a"))
+        }
+        for minute in 36...50 {
+            let (dy, dx) = Self.jitter(minute)
+            points.append(Self.location(Self.office.latitude + dy, Self.office.longitude + dx, Self.nine + 60 * minute, tid: "a"))
+        }
+
+        let first = try ServeProcess(home: home, verbose: false)
+        defer { if first.child.isRunning { _ = first.stop(SIGKILL) } }
+        for body in points {
+            let reply = LoopbackHTTP.request(port: first.port, "POST", "/owntracks",
+                                             headers: ["Authorization": LoopbackHTTP.basic("a", secret), "Content-Type": "application/json"], body: body)
+            XCTAssertEqual(reply?.status, 200, reply?.body ?? "no reply")
+        }
+        var asked = 0
+        for _ in 0..<600 where asked == 0 {
+            asked = try await stuck.requests().count
+            if asked == 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        XCTAssertGreaterThan(asked, 0, "the diary asks for its first note's address")
+        _ = first.stop(SIGKILL)
+
+        let database = try ServeCommandTests.database(home.database)
+        func state() throws -> (fixTimes: [String], mark: Int64, newest: Int64, fixes: Int) {
+            try database.read { db in
+                (try String.fetchAll(db, sql: "SELECT fix.timestamp FROM note JOIN fix ON fix.id = note.fixId ORDER BY fix.timestamp"),
+                 try Int64.fetchOne(db, sql: "SELECT decidedThrough FROM phone_diary") ?? -1,
+                 try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM fix") ?? -1,
+                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fix") ?? -1)
+            }
+        }
+        let killed = try state()
+        XCTAssertEqual(killed.fixTimes, [], "no note before the kill: the diary was waiting on the address")
+        XCTAssertEqual(killed.fixes, points.count, "every acknowledged point is in the outbox")
+
+        // Started again with a geocoder that answers: the points are decided now.
+        let geocoder = try NominatimTestServer(["--fixtures", fixtures, "--radius", "0.003"])
+        defer { geocoder.stop() }
+        home.extraEnvironment["ENLOG_GEOCODING_URL"] = geocoder.baseURL
+        let second = try ServeProcess(home: home, verbose: false)
+        defer { if second.child.isRunning { _ = second.stop(SIGKILL) } }
+        XCTAssertTrue(second.child.waitForOutput(within: .seconds(180)) { $0.components(separatedBy: #""event":"noted""#).count - 1 >= 3 },
+                      second.child.output)
+        XCTAssertEqual(second.stop().status, 0)
+        let stamp = { (second: Int) in StreamingClient.stored(second) }
+        let decided = try state()
+        XCTAssertEqual(decided.fixTimes, [stamp(Self.nine), stamp(Self.nine + 60 * 31), stamp(Self.nine + 60 * 36)])
+        XCTAssertEqual(decided.mark, decided.newest, "the stop kept how far the diary got")
+
+        // Everything decided again, from before the first point: no note twice.
+        _ = try await database.write { db in try db.execute(sql: "UPDATE phone_diary SET decidedThrough = 0") }
+        let third = try ServeProcess(home: home, verbose: false)
+        defer { if third.child.isRunning { _ = third.stop(SIGKILL) } }
+        XCTAssertEqual(third.stop().status, 0)
+        let again = try state()
+        XCTAssertEqual(again.fixTimes, decided.fixTimes, third.child.output)
+        XCTAssertEqual(again.mark, again.newest, "the points were gone through again")
+        XCTAssertEqual(third.events("noted").count, 0, third.child.output)
+    }
 }
