@@ -361,8 +361,6 @@ extension OutboxStore {
     }
 }
 
-/// A statement prepared on the connection, bound and stepped through SQLite's C API, every return
-/// code checked; errors become GRDB's `DatabaseError` so the store maps them as any other.
 extension RawStatement {
     /// A fix's own eight columns from parameter `first`, in the order the fix inserts list them
     /// (`FixInsert`, `PhonePointInsert`): latitude, longitude, altitude, horizontalAccuracy, speed,
@@ -384,6 +382,8 @@ extension RawStatement {
     }
 }
 
+/// A statement prepared on the connection, bound and stepped through SQLite's C API, every return
+/// code checked; errors become GRDB's `DatabaseError` so the store maps them as any other.
 final class RawStatement {
     private let connection: OpaquePointer?
     private var statement: OpaquePointer?
