@@ -106,19 +106,20 @@ enum StoredFixColumns {
 
     /// The fix in the row's columns `first`… (in the order of `names`).
     static func fix(_ row: OpaquePointer?, from first: Int32) throws(Unreadable) -> Fix {
-        var values: [Double?] = []
-        values.reserveCapacity(numbers.count)
-        for (offset, name) in numbers.enumerated() {
+        // Column by column, in the order of `names`: no array a row (every point the diary reads).
+        func number(_ offset: Int) throws(Unreadable) -> Double? {
             let column = first + Int32(offset)
             switch sqlite3_column_type(row, column) {
-            case SQLITE_NULL: values.append(nil)
-            case SQLITE_INTEGER, SQLITE_FLOAT: values.append(sqlite3_column_double(row, column))
-            default: throw Unreadable(detail: "its \(name) holds \(shown(row, column)), which is not a number")
+            case SQLITE_NULL: return nil
+            case SQLITE_INTEGER, SQLITE_FLOAT: return sqlite3_column_double(row, column)
+            default: throw Unreadable(detail: "its \(numbers[offset]) holds \(shown(row, column)), which is not a number")
             }
         }
+        let latitude = try number(0), longitude = try number(1), altitude = try number(2)
+        let horizontalAccuracy = try number(3), speed = try number(4), course = try number(5)
         let timeColumn = first + 6, sourceColumn = first + 7
-        guard let latitude = values[0], let longitude = values[1] else {
-            throw Unreadable(detail: "its \(values[0] == nil ? "latitude" : "longitude") is empty")
+        guard let latitude, let longitude else {
+            throw Unreadable(detail: "its \(latitude == nil ? "latitude" : "longitude") is empty")
         }
         guard let timestamp = time(row, timeColumn) else {
             throw Unreadable(detail: "its timestamp holds \(shown(row, timeColumn)), which is not a time")
@@ -128,8 +129,8 @@ enum StoredFixColumns {
             throw Unreadable(detail: "its source holds \(shown(row, sourceColumn)), which is not a source enlog knows")
         }
         do {
-            return try Fix(latitude: latitude, longitude: longitude, altitude: values[2], horizontalAccuracy: values[3],
-                           speed: values[4], course: values[5], timestamp: timestamp, source: source)
+            return try Fix(latitude: latitude, longitude: longitude, altitude: altitude, horizontalAccuracy: horizontalAccuracy,
+                           speed: speed, course: course, timestamp: timestamp, source: source)
         } catch {
             throw Unreadable(detail: error.reason)
         }
