@@ -278,14 +278,10 @@ struct FileStamp: Sendable, Equatable {
     }
 }
 
-/// A moment as the messages show it: `2027-02-25 14:39:05 UTC` (the proleptic Gregorian
-/// calendar, UTC, no locale involved).
+/// A moment as the messages show it: `2027-02-25 14:39:05 UTC` (`InstantText`'s proleptic
+/// Gregorian arithmetic, no locale involved).
 package func utcTimestamp(_ date: Date) -> String {
-    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-    var parts = tm()
-    guard gmtime_r(&seconds, &parts) != nil else { return "\(date.timeIntervalSince1970) s after 1970" }
-    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) UTC"
+    InstantText.localTime(date, offsetSeconds: 0, dateSeparator: "-", between: " ") + " UTC"
 }
 
 extension String {
